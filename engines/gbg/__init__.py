@@ -1,0 +1,14 @@
+"""Generalized betting games: the spec, the engine, rulebooks and presets (paper, Section 3)."""
+
+from engines.gbg.engine import CHANCE, ENGINE_VERSION, TERMINAL, Move, State, new_deal
+from engines.gbg.spec import GameSpec
+
+__all__ = [
+    "CHANCE",
+    "ENGINE_VERSION",
+    "TERMINAL",
+    "GameSpec",
+    "Move",
+    "State",
+    "new_deal",
+]

@@ -1,0 +1,5 @@
+"""Orchestration: Dagster Definitions, resources, IO managers, jobs, schedules and the CLI.
+
+This package's ``__init__`` stays import-light: the ``genstrat`` CLI lives here and must start
+fast, so nothing in this file imports Dagster.
+"""
