@@ -1,0 +1,124 @@
+"""The Parquet IO manager: every asset is a pandas DataFrame in one Parquet file per partition.
+
+Layout, under the project's data folder (``$GENSTRAT_DATA``, else ``./data``)::
+
+    <data>/<asset key path>.parquet                    an unpartitioned asset
+    <data>/<asset key path>/<partition key>.parquet    one partition of a partitioned asset
+
+Writes are atomic: the table goes to a temporary file in the destination folder, is flushed to
+disk, and replaces the old file with ``os.replace``; a reader never sees half a file and a
+crashed write leaves the previous version in place.
+
+Reading a partitioned upstream asset returns a ``DataFrame`` when the consuming step is itself
+partitioned and maps to exactly one upstream partition; otherwise (an unpartitioned consumer,
+or a mapping to several partitions) it returns ``dict[partition key, DataFrame]``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from urllib.parse import quote
+
+import dagster as dg
+import pandas as pd
+
+from pipelines.resources import ProjectPaths
+
+# Characters kept as they are in a partition key's file name; anything else is %-escaped so that
+# a key can never name another folder.
+_SAFE_PARTITION_CHARS = "-_.=+@,"
+
+
+def partition_file_stem(partition_key: str) -> str:
+    """The file name (without ``.parquet``) of a partition; ``ValueError`` for unusable keys."""
+    stem = quote(partition_key, safe=_SAFE_PARTITION_CHARS)
+    if stem in {"", ".", ".."}:
+        raise ValueError(f"partition key {partition_key!r} cannot be used as a file name")
+    return stem
+
+
+def write_parquet_atomically(frame: pd.DataFrame, path: Path) -> int:
+    """Write ``frame`` to ``path`` through a temporary file and ``os.replace``; return its size."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".tmp_{path.stem}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            frame.to_parquet(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        raise
+    _fsync_directory(path.parent)
+    return path.stat().st_size
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make a rename durable (POSIX); a no-op where directories cannot be opened."""
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+class ParquetIOManager(dg.ConfigurableIOManager):
+    """Stores asset outputs (pandas DataFrames) as Parquet files under the data folder."""
+
+    paths: ProjectPaths
+
+    def asset_path(self, asset_key: dg.AssetKey, partition_key: str | None = None) -> Path:
+        """Where an asset (or one of its partitions) lives on disk."""
+        base = self.paths.data_path().joinpath(*asset_key.path)
+        if partition_key is None:
+            return base.with_name(base.name + ".parquet")
+        return base / f"{partition_file_stem(partition_key)}.parquet"
+
+    def handle_output(self, context: dg.OutputContext, obj: pd.DataFrame | None) -> None:
+        if obj is None:
+            return
+        asset_key = self._asset_key(context)
+        if not isinstance(obj, pd.DataFrame):
+            raise TypeError(
+                f"asset {asset_key.to_user_string()} returned {type(obj).__name__}; "
+                "the Parquet IO manager stores pandas DataFrames only"
+            )
+        partition_key = context.partition_key if context.has_asset_partitions else None
+        path = self.asset_path(asset_key, partition_key)
+        size = write_parquet_atomically(obj, path)
+        context.add_output_metadata(
+            {"path": dg.MetadataValue.path(str(path)), "parquet_bytes": size}
+        )
+
+    def load_input(self, context: dg.InputContext) -> pd.DataFrame | dict[str, pd.DataFrame]:
+        asset_key = self._asset_key(context)
+        if not context.has_asset_partitions:
+            return self._read(asset_key, self.asset_path(asset_key))
+        keys = list(context.asset_partition_keys)
+        if context.has_partition_key and len(keys) == 1:
+            return self._read(asset_key, self.asset_path(asset_key, keys[0]))
+        return {key: self._read(asset_key, self.asset_path(asset_key, key)) for key in keys}
+
+    @staticmethod
+    def _asset_key(context: dg.OutputContext | dg.InputContext) -> dg.AssetKey:
+        if not context.has_asset_key:
+            raise ValueError("the Parquet IO manager stores asset outputs only, not op outputs")
+        return context.asset_key
+
+    @staticmethod
+    def _read(asset_key: dg.AssetKey, path: Path) -> pd.DataFrame:
+        if not path.exists():
+            raise FileNotFoundError(
+                f"no stored value for asset {asset_key.to_user_string()} at {path}; "
+                "materialize it first"
+            )
+        return pd.read_parquet(path)

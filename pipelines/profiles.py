@@ -1,0 +1,91 @@
+"""Run profiles: how big a materialization of the asset graph is.
+
+DESIGN.md ("Profiles") names two: ``demo``, the default main job, which runs in minutes on a
+laptop with the built-in bots and no API keys; and ``paper``, the sizes of the GENSTRAT paper
+(12,351 sampled seeds, 2,000 accepted games, 50 benchmark games, up to 20 runs per matchup,
+B = 2,000 bootstrap resamples). The profile is chosen by the environment variable
+``GENSTRAT_PROFILE`` (default ``demo``) and recorded in every release.
+
+The axis and screening budgets are referred to by name (``quick`` or ``paper``); their numbers
+(population size, replays per decision, ...) live with the axes in ``engines/axes`` so that the
+science has a single source for them.
+
+This module is pure data and reads the environment only when :func:`get_profile` is called.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PROFILE_ENV_VAR = "GENSTRAT_PROFILE"
+DEFAULT_PROFILE = "demo"
+
+ProfileName = Literal["demo", "paper"]
+BudgetName = Literal["quick", "paper"]
+
+
+class Profile(BaseModel):
+    """The sizes of one materialization of the asset graph."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: ProfileName
+    description: str
+    seed_start: int = Field(ge=0, description="first generator seed sampled into the pool")
+    seed_count: int = Field(gt=0, description="number of seeds sampled (seed_pool)")
+    max_accepted: int = Field(gt=0, description="cap on accepted games kept (accepted_games)")
+    benchmark_games: int = Field(gt=0, description="farthest-point selection size")
+    screening_budget: BudgetName = Field(description="budget of the six screening axes")
+    axis_budget: BudgetName = Field(description="budget of the five axes")
+    builtin_roster_only: bool = Field(description="play only the built-in bots (no API keys)")
+    runs_per_matchup: int = Field(gt=0, description="paired deals per (model pair, game)")
+    bootstrap_resamples: int = Field(gt=0, description="B for leaderboard and profile CIs")
+
+
+PROFILES: dict[str, Profile] = {
+    "demo": Profile(
+        name="demo",
+        description="minutes on a laptop: a few hundred seeds, a handful of games, built-in bots",
+        seed_start=0,
+        seed_count=300,
+        max_accepted=60,
+        benchmark_games=6,
+        screening_budget="quick",
+        axis_budget="quick",
+        builtin_roster_only=True,
+        runs_per_matchup=4,
+        bootstrap_resamples=200,
+    ),
+    "paper": Profile(
+        name="paper",
+        description="the paper's sizes: 12,351 seeds, 2,000 accepted, 50 games, 20 runs",
+        seed_start=0,
+        seed_count=12_351,
+        max_accepted=2_000,
+        benchmark_games=50,
+        screening_budget="paper",
+        axis_budget="paper",
+        builtin_roster_only=False,
+        runs_per_matchup=20,
+        bootstrap_resamples=2_000,
+    ),
+}
+
+
+def get_profile(name: str | None = None) -> Profile:
+    """Return the profile called ``name``, or the one named by ``$GENSTRAT_PROFILE`` (default demo).
+
+    Raises ``ValueError`` naming the valid choices for an unknown name.
+    """
+    chosen = name if name is not None else os.environ.get(PROFILE_ENV_VAR) or DEFAULT_PROFILE
+    try:
+        return PROFILES[chosen]
+    except KeyError:
+        choices = ", ".join(sorted(PROFILES))
+        raise ValueError(
+            f"unknown profile {chosen!r} (from {PROFILE_ENV_VAR} or config); "
+            f"choose one of: {choices}"
+        ) from None

@@ -1,0 +1,54 @@
+"""Typed Dagster resources shared by every stage.
+
+Settings are keyword-only fields; environment variables are read through ``dg.EnvVar`` when a
+resource is used inside a run, never when this module is imported (so loading the Definitions
+does no I/O and does not depend on the caller's environment).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+from pydantic import Field
+
+from pipelines.profiles import PROFILE_ENV_VAR, Profile, get_profile
+
+DATA_ENV_VAR = "GENSTRAT_DATA"
+DEFAULT_DATA_DIR = "data"
+
+
+class ProjectPaths(dg.ConfigurableResource):
+    """Where the project keeps its files on the local disk.
+
+    ``data_dir`` left unset means ``$GENSTRAT_DATA``, else ``./data`` relative to the working
+    directory (the Makefile exports ``GENSTRAT_DATA`` as the project's ``data/`` folder).
+    """
+
+    data_dir: str | None = Field(
+        default=None,
+        description=f"root folder of asset files; default ${DATA_ENV_VAR}, else ./data",
+    )
+
+    def data_path(self) -> Path:
+        """The data folder as an absolute path (not created)."""
+        configured = self.data_dir or dg.EnvVar(DATA_ENV_VAR).get_value(default=DEFAULT_DATA_DIR)
+        assert configured is not None
+        return Path(configured).expanduser().resolve()
+
+
+class RunProfile(dg.ConfigurableResource):
+    """The run profile (``demo`` or ``paper``, see ``pipelines/profiles.py``).
+
+    ``name`` left unset means ``$GENSTRAT_PROFILE``, else ``demo``.
+    """
+
+    name: str | None = Field(
+        default=None,
+        description=f"profile name; default ${PROFILE_ENV_VAR}, else demo",
+    )
+
+    def get(self) -> Profile:
+        """Resolve the profile; ``ValueError`` with the valid choices for an unknown name."""
+        chosen = self.name or dg.EnvVar(PROFILE_ENV_VAR).get_value()
+        return get_profile(chosen or None)

@@ -1,0 +1,1 @@
+"""GENSTRAT tests; the tree mirrors the project (engines/, assets/, pipelines/, ...)."""

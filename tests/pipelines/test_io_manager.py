@@ -1,0 +1,117 @@
+"""The Parquet IO manager: file layout, round trips, partitions, atomic writes, clear errors."""
+
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+import pytest
+
+from pipelines.io_managers import ParquetIOManager, partition_file_stem, write_parquet_atomically
+from pipelines.resources import ProjectPaths
+
+
+def manager_in(folder: Path) -> ParquetIOManager:
+    return ParquetIOManager(paths=ProjectPaths(data_dir=str(folder)))
+
+
+FRAME = pd.DataFrame({"seed": [1, 2, 3], "name": ["a", "b", "c"], "score": [0.5, -1.0, 2.25]})
+
+
+def test_unpartitioned_asset_round_trips_through_parquet(tmp_path: Path) -> None:
+    @dg.asset(key_prefix=["pool"])
+    def table() -> pd.DataFrame:
+        return FRAME
+
+    @dg.asset(ins={"table": dg.AssetIn(key=["pool", "table"])})
+    def doubled(table: pd.DataFrame) -> pd.DataFrame:
+        return table.assign(score=table["score"] * 2)
+
+    result = dg.materialize([table, doubled], resources={"io_manager": manager_in(tmp_path)})
+
+    assert result.success
+    stored = tmp_path / "pool" / "table.parquet"
+    pd.testing.assert_frame_equal(pd.read_parquet(stored), FRAME)
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "doubled.parquet"), FRAME.assign(score=FRAME["score"] * 2)
+    )
+    [event] = [e for e in result.get_asset_materialization_events() if e.asset_key == table.key]
+    assert event.materialization.metadata["path"].value == str(stored)
+
+
+PARTS = dg.StaticPartitionsDefinition(["kuhn", "seed/7"])
+
+
+@dg.asset(partitions_def=PARTS)
+def per_game(context: dg.AssetExecutionContext) -> pd.DataFrame:
+    return pd.DataFrame({"game": [context.partition_key], "value": [len(context.partition_key)]})
+
+
+@dg.asset(partitions_def=PARTS)
+def per_game_copy(per_game: pd.DataFrame) -> pd.DataFrame:
+    return per_game
+
+
+@dg.asset
+def all_games(per_game: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    return pd.concat([per_game[key] for key in sorted(per_game)], ignore_index=True)
+
+
+def test_partitions_are_one_file_each_and_load_as_frame_or_dict(tmp_path: Path) -> None:
+    resources = {"io_manager": manager_in(tmp_path)}
+    for key in PARTS.get_partition_keys():
+        result = dg.materialize([per_game, per_game_copy], partition_key=key, resources=resources)
+        assert result.success
+    result = dg.materialize([per_game, all_games], selection=[all_games], resources=resources)
+    assert result.success
+
+    assert sorted(p.name for p in (tmp_path / "per_game").iterdir()) == [
+        "kuhn.parquet",
+        "seed%2F7.parquet",  # a key never names another folder
+    ]
+    copied = pd.read_parquet(tmp_path / "per_game_copy" / "seed%2F7.parquet")
+    assert copied["game"].tolist() == ["seed/7"]
+    combined = pd.read_parquet(tmp_path / "all_games.parquet")
+    assert combined["game"].tolist() == ["kuhn", "seed/7"]
+
+
+def test_a_failed_write_keeps_the_previous_file_and_leaves_no_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "t.parquet"
+    write_parquet_atomically(FRAME, path)
+    unwritable = pd.DataFrame({"x": [object()]})  # pyarrow cannot serialize a bare object
+
+    with pytest.raises(Exception):  # noqa: B017 - whatever pyarrow raises, the file survives
+        write_parquet_atomically(unwritable, path)
+
+    pd.testing.assert_frame_equal(pd.read_parquet(path), FRAME)
+    assert [p.name for p in tmp_path.iterdir()] == ["t.parquet"]
+
+
+def test_non_dataframe_output_is_refused_with_the_asset_named(tmp_path: Path) -> None:
+    context = dg.build_output_context(asset_key=dg.AssetKey(["pool", "x"]))
+    with pytest.raises(TypeError, match=r"asset pool/x returned dict"):
+        manager_in(tmp_path).handle_output(context, {"not": "a frame"})  # type: ignore[arg-type]
+
+
+def test_missing_input_says_to_materialize_first(tmp_path: Path) -> None:
+    context = dg.build_input_context(asset_key=dg.AssetKey("seed_pool"))
+    with pytest.raises(FileNotFoundError, match="materialize it first"):
+        manager_in(tmp_path).load_input(context)
+
+
+def test_data_folder_comes_from_config_then_environment_then_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GENSTRAT_DATA", raising=False)
+    assert ProjectPaths().data_path() == tmp_path / "data"
+    monkeypatch.setenv("GENSTRAT_DATA", str(tmp_path / "env"))
+    assert ProjectPaths().data_path() == tmp_path / "env"
+    assert ProjectPaths(data_dir=str(tmp_path / "cfg")).data_path() == tmp_path / "cfg"
+
+
+def test_partition_file_names_are_safe() -> None:
+    assert partition_file_stem("4643") == "4643"
+    assert partition_file_stem("kuhn|block-1") == "kuhn%7Cblock-1"
+    assert partition_file_stem("../up") == "..%2Fup"
+    with pytest.raises(ValueError, match="cannot be used as a file name"):
+        partition_file_stem("..")
