@@ -414,7 +414,7 @@ class State:
                 return
 
     def fold(self, seat: int) -> None:
-        self.log(PUBLIC, "fold", seat, None)
+        """``seat`` folded (its action is already logged): the opponent takes the pot."""
         self._settle(1 - seat)
 
     def showdown(self) -> None:
