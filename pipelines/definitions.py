@@ -1,0 +1,80 @@
+"""The code location: one root ``Definitions`` for the whole GENSTRAT asset graph.
+
+``workspace.yaml`` points here (``python_module: pipelines.definitions``); Dagster finds the
+module-level ``defs``. It is built from explicit per-stage lists, and the cross-cutting policy
+(IO manager, resources, executor, jobs, schedules, sensors) is applied here, once.
+
+To add a stage:
+
+1. write ``assets/<stage>.py`` exporting ``ASSETS`` and ``CHECKS`` (lists, possibly empty);
+2. import it below and append it to ``STAGES`` (in pipeline order);
+3. run ``GENSTRAT_UPDATE_SNAPSHOTS=1 pytest tests/pipelines/test_definitions.py`` and commit the
+   updated ``tests/pipelines/asset_graph.snapshot.json`` so the change to the graph is reviewed.
+
+Loading this module does no I/O: resources read their environment variables inside runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import ModuleType
+
+import dagster as dg
+
+from assets import reference_games
+from pipelines.io_managers import ParquetIOManager
+from pipelines.jobs import JOBS
+from pipelines.resources import ProjectPaths, RunProfile
+
+# The stages of the asset graph, in pipeline order (DESIGN.md, "Stages"). Each module exports
+# ``ASSETS`` and ``CHECKS``. Next: seed_pool/accepted_games, screening_axes/benchmark_games,
+# axis_scores, roster/match_corpus/complete_pairs, leaderboards/capability_profiles, ablations,
+# release_bundle.
+STAGES: tuple[ModuleType, ...] = (reference_games,)
+
+# Steps of a run launched from the UI or a schedule: at most two at a time (the machine has two
+# cores), each in a process forked from a server that has already imported the code location,
+# so a step does not pay Dagster's and the engines' import time again. ``make run`` executes
+# in-process instead (see pipelines/run_main.py).
+EXECUTOR = dg.multiprocess_executor.configured(
+    {"max_concurrent": 2, "start_method": {"forkserver": {}}}
+)
+
+SCHEDULES: list[dg.ScheduleDefinition] = []
+SENSORS: list[dg.SensorDefinition] = []
+
+
+def stage_assets(stages: Sequence[ModuleType] = STAGES) -> list[dg.AssetsDefinition]:
+    """Every asset of every stage, in stage order."""
+    return [asset for stage in stages for asset in stage.ASSETS]
+
+
+def stage_checks(stages: Sequence[ModuleType] = STAGES) -> list[dg.AssetChecksDefinition]:
+    """Every asset check of every stage, in stage order."""
+    return [check for stage in stages for check in stage.CHECKS]
+
+
+def build_resources() -> dict[str, dg.ConfigurableResource | dg.ConfigurableIOManager]:
+    """The resources every stage may ask for, keyed by resource name."""
+    paths = ProjectPaths()
+    return {
+        "paths": paths,
+        "profile": RunProfile(),
+        "io_manager": ParquetIOManager(paths=paths),
+    }
+
+
+def build_definitions(stages: Sequence[ModuleType] = STAGES) -> dg.Definitions:
+    """The root Definitions for ``stages`` with the project's cross-cutting policy applied."""
+    return dg.Definitions(
+        assets=stage_assets(stages),
+        asset_checks=stage_checks(stages),
+        jobs=JOBS,
+        schedules=SCHEDULES,
+        sensors=SENSORS,
+        resources=build_resources(),
+        executor=EXECUTOR,
+    )
+
+
+defs = build_definitions()

@@ -1,0 +1,1 @@
+"""Asset tests: each asset as a plain function first, then through ``dg.materialize``."""

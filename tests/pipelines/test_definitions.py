@@ -1,0 +1,145 @@
+"""The code location loads, validates with Dagster's own loader, and has the reviewed shape.
+
+The asset graph (assets, their dependencies, partitions, checks, jobs, schedules, sensors and
+resources) is compared with ``asset_graph.snapshot.json`` so that a structural change shows up in
+review. After an intended change, refresh the snapshot with::
+
+    GENSTRAT_UPDATE_SNAPSHOTS=1 .venv/bin/pytest tests/pipelines/test_definitions.py
+
+and commit the updated JSON with the change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import pytest
+
+from pipelines.definitions import STAGES, build_definitions, defs
+from tests.support import REPO_ROOT, ProjectEnv
+
+SNAPSHOT = Path(__file__).with_name("asset_graph.snapshot.json")
+UPDATE_ENV_VAR = "GENSTRAT_UPDATE_SNAPSHOTS"
+
+
+def describe_partitions(partitions_def: dg.PartitionsDefinition | None) -> Any:
+    """A JSON-able description of a partitions definition (``None`` when unpartitioned)."""
+    if partitions_def is None:
+        return None
+    if isinstance(partitions_def, dg.StaticPartitionsDefinition):
+        return {"static": list(partitions_def.get_partition_keys())}
+    if isinstance(partitions_def, dg.DynamicPartitionsDefinition):
+        return {"dynamic": partitions_def.name}
+    if isinstance(partitions_def, dg.MultiPartitionsDefinition):
+        return {
+            "multi": {
+                dim.name: describe_partitions(dim.partitions_def)
+                for dim in partitions_def.partitions_defs
+            }
+        }
+    return {type(partitions_def).__name__: str(partitions_def)}
+
+
+def asset_graph_snapshot(definitions: dg.Definitions) -> dict[str, Any]:
+    """The reviewed structure of ``definitions`` as plain, sorted JSON data."""
+    graph = definitions.resolve_asset_graph()
+    check_specs = [
+        spec
+        for definition in [*(definitions.assets or []), *(definitions.asset_checks or [])]
+        if isinstance(definition, dg.AssetsDefinition)
+        for spec in definition.check_specs
+    ]
+    checks_by_asset: dict[str, list[dict[str, Any]]] = {}
+    for check in sorted(check_specs, key=lambda spec: spec.name):
+        checks_by_asset.setdefault(check.asset_key.to_user_string(), []).append(
+            {"name": check.name, "blocking": check.blocking}
+        )
+    assets = {
+        spec.key.to_user_string(): {
+            "deps": sorted(dep.asset_key.to_user_string() for dep in spec.deps),
+            "group": spec.group_name,
+            "kinds": sorted(spec.kinds),
+            "partitions": describe_partitions(spec.partitions_def),
+            "checks": checks_by_asset.get(spec.key.to_user_string(), []),
+        }
+        for spec in definitions.resolve_all_asset_specs()
+    }
+    # Asset jobs (from dg.define_asset_job) carry their AssetSelection as ``selection``.
+    selections = {job.name: getattr(job, "selection", None) for job in definitions.jobs or []}
+    jobs = {
+        name: {
+            "assets": sorted(key.to_user_string() for key in selection.resolve(graph)),
+            "checks": sorted(
+                f"{key.asset_key.to_user_string()}:{key.name}"
+                for key in selection.resolve_checks(graph)
+            ),
+        }
+        if isinstance(selection, dg.AssetSelection)
+        else {"op_job": True}
+        for name, selection in selections.items()
+    }
+    return {
+        "assets": dict(sorted(assets.items())),
+        "jobs": dict(sorted(jobs.items())),
+        "schedules": sorted(schedule.name for schedule in definitions.schedules or []),
+        "sensors": sorted(sensor.name for sensor in definitions.sensors or []),
+        "resources": sorted((definitions.resources or {}).keys()),
+    }
+
+
+def test_definitions_load_and_resolve() -> None:
+    dg.Definitions.validate_loadable(defs)
+    assert defs.resolve_job_def("main_job") is not None
+    for spec in defs.resolve_all_asset_specs():
+        assert spec.group_name and spec.group_name != "default", f"{spec.key} needs a group"
+        assert spec.kinds, f"{spec.key} needs kinds"
+
+
+def test_every_stage_exports_assets_and_checks() -> None:
+    for stage in STAGES:
+        assert isinstance(stage.ASSETS, list) and stage.ASSETS, stage.__name__
+        assert isinstance(stage.CHECKS, list), stage.__name__
+
+
+def test_building_definitions_reads_no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Resources resolve GENSTRAT_DATA / GENSTRAT_PROFILE inside runs; building must not need them.
+    for name in ("GENSTRAT_DATA", "GENSTRAT_PROFILE", "DAGSTER_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    assert asset_graph_snapshot(build_definitions()) == asset_graph_snapshot(defs)
+
+
+def test_dagster_validates_the_workspace(project_env: ProjectEnv) -> None:
+    # `dg check defs` needs a dg project file (dg.toml / [tool.dg]); the workspace file is the
+    # single description of the code location, so validate through it.
+    dagster = str(Path(sys.executable).with_name("dagster"))
+    completed = subprocess.run(
+        [dagster, "definitions", "validate", "-w", "workspace.yaml"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == 0, output
+    assert "All code locations passed validation" in output
+
+
+def test_asset_graph_matches_snapshot() -> None:
+    current = asset_graph_snapshot(defs)
+    if os.environ.get(UPDATE_ENV_VAR) == "1":
+        SNAPSHOT.write_text(json.dumps(current, indent=2, sort_keys=False) + "\n")
+    assert SNAPSHOT.exists(), f"no snapshot; create it with {UPDATE_ENV_VAR}=1 pytest {__file__}"
+    committed = json.loads(SNAPSHOT.read_text())
+    assert current == committed, (
+        "the asset graph changed. If the change is intended, refresh the snapshot with\n"
+        f"    {UPDATE_ENV_VAR}=1 .venv/bin/pytest tests/pipelines/test_definitions.py\n"
+        f"and commit {SNAPSHOT.relative_to(REPO_ROOT)}.\n"
+        f"current:\n{json.dumps(current, indent=2)}"
+    )
