@@ -40,9 +40,9 @@ PAIR_EVENTS = frozenset({"show", "swap_take", "board_swap"})
 
 
 class Move(NamedTuple):
-    """One decision, as recorded in the history."""
+    """One decision, as recorded in the history (``ply`` counts decisions from 0)."""
 
-    index: int
+    ply: int
     seat: int
     phase: str
     action: str
@@ -144,6 +144,17 @@ class State:
     def pot(self) -> int:
         return self.contrib[0] + self.contrib[1]
 
+    def escrow(self) -> int:
+        """Chips held apart for side bets not yet settled."""
+        if self.current_player == TERMINAL:
+            return 0
+        handlers = self.g.handlers
+        return sum(2 * handlers[i].phase.stake for _, i in self.side)
+
+    def chips_in_play(self) -> int:
+        """Stacks + pot + side-bet escrow: constant over a deal (chip conservation)."""
+        return self.stacks[0] + self.stacks[1] + self.pot() + self.escrow()
+
     @property
     def phase_id(self) -> str:
         return "showdown" if self.phase < 0 else self.g.phase_ids[self.phase]
@@ -181,6 +192,12 @@ class State:
         if kind == "pick":
             return [(i, 1.0 / arg) for i in range(arg)]
         return [(0, (100 - arg) / 100.0), (1, arg / 100.0)]
+
+    def chance_kind(self) -> str | None:
+        """At a chance node: ``card``, ``pick`` (a uniform index) or ``coin``; else None."""
+        if self.current_player != CHANCE or not self._pending:
+            return None
+        return self._pending[0][0]
 
     def apply_chance(self, outcome: int) -> None:
         """At a chance node: resolve the pending chance event with ``outcome``."""
@@ -347,7 +364,7 @@ class State:
                     outcomes.append(1 if rng.below(100) < arg else 0)
             cont(self, outcomes)
             return
-        self._pending = requests
+        self._pending = list(requests)
         self._chance_outcomes = []
         self._cont = cont
         self._drain()

@@ -93,8 +93,8 @@ class BettingHandler(Handler):
         self.forced = phase.forced
         self.has_forced = any(phase.forced)
         self.first = phase.first
-        self.first_seat = -1 if phase.first.rule != "seat" else ("alice", "bob").index(
-            phase.first.seat
+        self.first_seat = (
+            -1 if phase.first.rule != "seat" else ("alice", "bob").index(phase.first.seat)
         )
         stake = phase.stake
         self.fixed: tuple[int, ...] | None = None
@@ -468,7 +468,6 @@ class SwapHandler(Handler):
         st.log(PUBLIC, "board_swap", seat, (card, taken))
         self.next_seat(st)
 
-
     def exchange(self, st: State, seat: int, given: int) -> None:
         """Give ``given`` to the opponent and take one of its cards at random."""
 
@@ -554,7 +553,7 @@ class SideBetHandler(Handler):
             stake = self.phase.stake
             st.stacks[0] -= stake
             st.stacks[1] -= stake
-            st.side.append((seat, self.index))
+            st.side = [*st.side, (seat, self.index)]
         self.next_seat(st)
 
     def holds(self, st: State, bettor: int) -> bool:

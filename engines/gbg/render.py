@@ -140,5 +140,7 @@ def turn_prompt(state: State, seat: int) -> str:
     if obs["to_act"]:
         menu = json.dumps(obs["legal_actions"], ensure_ascii=False)
         lines.append(f"It is your turn. Legal actions: {menu}")
-        lines.append('Reply with a JSON object of the form {"action": "<one of the legal actions>"}.')
+        lines.append(
+            'Reply with a JSON object of the form {"action": "<one of the legal actions>"}.'
+        )
     return "\n".join(lines)

@@ -46,13 +46,16 @@ def describe_predicate(pred: Predicate, subject: str | None = None) -> str:
 
     ``subject`` replaces the quantified seats (a side bet's proposition is about the bettor).
     """
-    who = subject or {
-        "alice": "Alice",
-        "bob": "Bob",
-        "either": "either player",
-        "both": "both players",
-        "neither": "neither player",
-    }[pred.who]
+    who = (
+        subject
+        or {
+            "alice": "Alice",
+            "bob": "Bob",
+            "either": "either player",
+            "both": "both players",
+            "neither": "neither player",
+        }[pred.who]
+    )
     plural = subject is None and pred.who == "both"
     verb_hold = "hold" if plural else "holds"
     if pred.kind == "holds_pair":
@@ -209,8 +212,10 @@ def _describe(p: Phase, spec: GameSpec) -> list[str]:
     if isinstance(p, DrawPhase):
         who = {"alice": "Alice", "bob": "Bob", "both": "Each player (Alice first)"}[p.who]
         if p.optional:
-            return [f"{who} may draw {p.count} private card(s) from the deck ('draw') or not "
-                    "('stand'); the choice is announced, the cards are not."]
+            return [
+                f"{who} may draw {p.count} private card(s) from the deck ('draw') or not "
+                "('stand'); the choice is announced, the cards are not."
+            ]
         return [f"{who} draws {p.count} private card(s) from the deck."]
     if isinstance(p, SwapPhase):
         who = {"alice": "Alice", "bob": "Bob", "both": "Each player (Alice first)"}[p.who]
@@ -222,8 +227,10 @@ def _describe(p: Phase, spec: GameSpec) -> list[str]:
             "opponent": "gives one card of its choice to the opponent and takes one of the "
             "opponent's cards at random; both players then know both cards",
         }[p.source]
-        return [f"A swap. {who} may 'keep' its hand, or 'swap <card>': it {how}. "
-                "Whether a player swapped is announced."]
+        return [
+            f"A swap. {who} may 'keep' its hand, or 'swap <card>': it {how}. "
+            "Whether a player swapped is announced."
+        ]
     if isinstance(p, PositionPhase):
         crit = {
             "high_card": "the player with the highest card in hand (then the next highest)",
@@ -274,30 +281,40 @@ def _metric(spec: GameSpec) -> list[str]:
     m = spec.showdown.metric
     board = " plus the board cards" if m.use_board else ""
     if m.kind == "high_card":
-        lines = [f"Highest card wins: compare the highest card in hand{board}, then the next "
-                 "highest, and so on."]
+        lines = [
+            f"Highest card wins: compare the highest card in hand{board}, then the next "
+            "highest, and so on."
+        ]
     elif m.kind == "rank_sum":
         lines = [f"Each hand scores the sum of its rank values (hand{board}); higher score wins."]
     elif m.kind == "low_sum":
         lines = [f"Each hand scores the sum of its rank values (hand{board}); LOWER score wins."]
     elif m.kind == "pair_with_board":
-        lines = ["A hand card of the same rank as a board card (a pair with the board) wins; "
-                 "otherwise the higher hand card wins."]
+        lines = [
+            "A hand card of the same rank as a board card (a pair with the board) wins; "
+            "otherwise the higher hand card wins."
+        ]
     else:
-        lines = ["Best five-card poker hand from the two hand cards and the board wins "
-                 "(straight flush, four of a kind, full house, flush, straight, three of a kind, "
-                 "two pair, pair, high card; the ace plays high, or low in A-2-3-4-5)."]
+        lines = [
+            "Best five-card poker hand from the two hand cards and the board wins "
+            "(straight flush, four of a kind, full house, flush, straight, three of a kind, "
+            "two pair, pair, high card; the ace plays high, or low in A-2-3-4-5)."
+        ]
     for rule in m.rules:
         if rule.kind == "pair_of":
             lines.append(f"- {rule.points:+d} points for a pair of {rule.rank}s (at most once).")
         else:
             lines.append(f"- {rule.points:+d} points for each {rule.rank}.")
     if m.kind in ("rank_sum", "low_sum"):
-        lines.append("- Showdown points from options and positions are added to a player's "
-                     "score" + (" (and so count against it)." if m.kind == "low_sum" else "."))
+        lines.append(
+            "- Showdown points from options and positions are added to a player's "
+            "score" + (" (and so count against it)." if m.kind == "low_sum" else ".")
+        )
     else:
-        lines.append("- Showdown points from options and positions are compared first: more "
-                     "points wins before the hands are compared.")
+        lines.append(
+            "- Showdown points from options and positions are compared first: more "
+            "points wins before the hands are compared."
+        )
     return lines
 
 

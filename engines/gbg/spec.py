@@ -128,8 +128,9 @@ class Predicate(_Part):
     ``who`` quantifies over the seats; ``negate`` inverts the result.
     """
 
-    kind: Literal["holds_pair", "holds_rank", "chip_leader", "pot_at_least", "chose",
-                  "holds_position"]
+    kind: Literal[
+        "holds_pair", "holds_rank", "chip_leader", "pot_at_least", "chose", "holds_position"
+    ]
     who: SeatQuantifier = "either"
     rank: str | None = None
     amount: int | None = None

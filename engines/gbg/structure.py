@@ -12,7 +12,7 @@ peek or rule refers to exists; the showdown metric has the cards it needs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from engines.gbg.spec import GameSpec, Predicate
@@ -165,3 +165,33 @@ def structural_errors(spec: GameSpec) -> list[str]:
     if metric.kind == "pair_with_board" and board == 0:
         errors.append("showdown 'pair_with_board' needs a board reveal")
     return errors
+
+
+def _phase_decisions(p: Any) -> int:
+    """An upper bound on the decisions one phase can ask for."""
+    seats = 2 if getattr(p, "who", "both") == "both" else 1
+    if p.kind == "betting":
+        return int(p.raise_cap) + 2
+    if p.kind in ("simultaneous", "auction", "side_bet"):
+        return 2
+    if p.kind == "peek":
+        return seats if p.optional else 0
+    if p.kind == "draw":
+        return seats if p.optional else 0
+    if p.kind == "swap":
+        return seats
+    return 0
+
+
+def max_decisions(spec: GameSpec) -> int:
+    """The most decisions any deal of ``spec`` can take (the longest path of the phase graph)."""
+    index = {p.id: i for i, p in enumerate(spec.phases)}
+    memo: dict[int, int] = {}
+
+    def walk(i: int) -> int:
+        if i not in memo:
+            rest = [walk(index[t]) for t in successors(spec, i) if t in index]
+            memo[i] = _phase_decisions(spec.phases[i]) + max(rest, default=0)
+        return memo[i]
+
+    return walk(0)
