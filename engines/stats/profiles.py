@@ -192,7 +192,7 @@ def local_jaggedness(
     for i, model in enumerate(models):
         keep = np.isfinite(alpha_game[i])
         y, s = alpha_game[i, keep], payoff_scale[keep]
-        v = np.var(alpha_boot[:, i, keep], axis=0, ddof=1)
+        v = np.var(alpha_boot[:, i, keep], axis=0, ddof=1 if len(alpha_boot) > 1 else 0)
         x = np.column_stack([np.ones(int(keep.sum())), z[keep]])
         hat = x @ np.linalg.pinv(x)
         q_op = (np.eye(len(y)) - hat) / (1.0 - np.diag(hat))[:, None]
