@@ -62,6 +62,10 @@ class CompiledGame:
             e[0][0] if len(e) == 1 and e[0][1] is None else None for e in self.edges
         ]
         self.showdown_key = metric_key(self, spec.showdown.metric)
+        from engines.gbg.tree import MAX_CHANCE_PATHS, chance_paths
+
+        self.tree_eligible = chance_paths(spec) <= MAX_CHANCE_PATHS
+        self.tree: Any = None
 
     def _target(self, phase_id: str) -> int:
         return -1 if phase_id == "showdown" else self.phase_index[phase_id]

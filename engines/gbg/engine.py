@@ -345,10 +345,7 @@ class State:
             deck, events, outcomes = self.deck, self.events, []
             for kind, arg in requests:
                 if kind == "card":
-                    i = rng.below(len(deck))
-                    card = deck[i]
-                    deck[i] = deck[-1]
-                    deck.pop()
+                    card = deck.pop(rng.below(len(deck)))  # the deck stays sorted
                     if arg < 2:
                         self.hands[arg].append(card)
                         events.append((arg, "card", arg, card))
@@ -470,9 +467,26 @@ def _seat_index(seat: int | str) -> int:
     return seat
 
 
-def new_deal(spec: GameSpec, play_seed: int = 0, *, explicit_chance: bool = False) -> State:
-    """Start a deal of ``spec``.  Chance comes from ``play_seed`` unless ``explicit_chance``."""
+def new_deal(
+    spec: GameSpec, play_seed: int = 0, *, explicit_chance: bool = False, tree: bool = True
+) -> State:
+    """Start a deal of ``spec``.
+
+    Chance comes from a generator seeded by ``play_seed`` unless ``explicit_chance``, in which
+    case the deal stops at chance nodes for the caller to resolve.  Sampled deals of games
+    small enough are played on the compiled game tree (``engines.gbg.tree``) unless ``tree``
+    is false; both give the same deal for the same seed.
+    """
     game = compile_spec(spec)
+    if not explicit_chance and tree and game.tree_eligible:
+        compiled_tree = game.tree
+        if compiled_tree is None:
+            compiled_tree = game.tree = GameTree(game)
+        if compiled_tree.enabled:
+            return TreeState(compiled_tree, DealRng(play_seed))
     state = State(game, None if explicit_chance else DealRng(play_seed))
     game.handlers[0].enter(state)
     return state
+
+
+from engines.gbg.tree import GameTree, TreeState  # noqa: E402  (the tree builds on State)

@@ -1,0 +1,295 @@
+"""A memo of the engine: the game tree, expanded lazily, for games small enough to hold.
+
+Compiling a spec into specialised code is how the engine is fast on small games without
+special-casing any of them.  The tree is built *by the interpreter*: each node is the result of
+replaying its path through ``State`` in explicit-chance mode, so the memo cannot disagree with
+the rules.  A ``TreeState`` then plays a deal by walking nodes: a move is one dictionary lookup,
+a chance event one draw from the same generator, in the same order and by the same rule as the
+interpreter (the k-th outcome of the sorted list), so a play seed deals the same cards in
+either mode.  Anything richer than the menu (observations, events, hands) is read from the
+interpreter state rebuilt from the node's path, and cached per node where it is a pure
+function of the path (information states).
+
+Each compiled game holds at most ``budget`` nodes.  When a deal reaches a node the budget does
+not allow to expand, that deal continues in the interpreter from its exact position, and new
+deals of that game are interpreted from then on.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engines.gbg.engine import CHANCE, TERMINAL, Move, State
+from engines.gbg.rng import MASK64, DealRng
+
+if TYPE_CHECKING:
+    from engines.gbg.compiled import CompiledGame
+
+DEFAULT_BUDGET = 200_000
+# Games whose chance events alone branch into more paths than this are never tree-compiled.
+MAX_CHANCE_PATHS = 20_000
+
+
+def chance_paths(spec: Any) -> int:
+    """An upper bound on the number of distinct card sequences a deal can draw."""
+    from engines.gbg.structure import cards_needed
+
+    used = cards_needed(spec)[0]
+    paths = 1
+    for k in range(used):
+        paths *= spec.deck.size - k
+    return paths
+
+
+class Node:
+    """One history of the game: who moves, the menu or the chance outcomes, the children."""
+
+    __slots__ = (
+        "arg",
+        "children",
+        "info",
+        "kind",
+        "legal",
+        "move",
+        "outcomes",
+        "parent",
+        "player",
+        "returns",
+        "scratch",
+        "step",
+    )
+
+    def __init__(self, parent: Node | None, step: tuple[str, Any] | None, st: State) -> None:
+        self.parent = parent
+        self.step = step
+        self.player = st.current_player
+        self.legal = st.legal_actions()
+        self.kind = st.chance_kind()
+        self.arg = st._pending[0][1] if self.kind else 0
+        self.outcomes: list[int] = [o for o, _ in st.chance_outcomes()] if self.kind else []
+        self.children: Any = [None] * len(self.outcomes) if self.kind else {}
+        self.returns = st.returns()
+        self.move: Move | None = st.history[-1] if step and step[0] == "action" else None
+        self.info: list[str | None] = [None, None]
+        self.scratch: State | None = st  # the interpreter state, kept while expanding
+
+    def path(self) -> list[tuple[str, Any]]:
+        steps = []
+        node: Node | None = self
+        while node is not None and node.step is not None:
+            steps.append(node.step)
+            node = node.parent
+        steps.reverse()
+        return steps
+
+    def interpreter_state(self, spec: Any) -> State:
+        """A fresh explicit-chance interpreter state at this node (replayed from the root)."""
+        from engines.gbg.conformance import replay
+
+        return replay(spec, self.path())
+
+    def _release_if_full(self) -> None:
+        """Drop the kept interpreter state once every child exists."""
+        if self.kind:
+            full = all(k is not None for k in self.children)
+        else:
+            full = len(self.children) == len(self.legal)
+        if full:
+            self.scratch = None
+
+
+class GameTree:
+    """The lazily expanded tree of one compiled game, with its node budget."""
+
+    def __init__(self, game: CompiledGame, budget: int = DEFAULT_BUDGET) -> None:
+        from engines.gbg.engine import new_deal
+
+        self.game = game
+        self.budget = budget
+        self.size = 1
+        self.enabled = True
+        self.root = Node(None, None, new_deal(game.spec, explicit_chance=True))
+
+    def child(self, node: Node, step: tuple[str, Any], index: Any) -> Node | None:
+        """Expand ``node`` by ``step`` (stored under ``index``), or None past the budget."""
+        if self.size >= self.budget:
+            self.enabled = False
+            return None
+        base = node.scratch if node.scratch is not None else node.interpreter_state(self.game.spec)
+        st = base.clone()
+        if step[0] == "action":
+            st.apply(step[1])
+        else:
+            st.apply_chance(step[1])
+        kid = Node(node, step, st)
+        node.children[index] = kid
+        self.size += 1
+        node._release_if_full()
+        if kid.player == TERMINAL:
+            kid.scratch = None
+        return kid
+
+
+class TreeState(State):
+    """A deal played on a ``GameTree``; the same public API as ``State``.
+
+    It subclasses ``State`` for its type and API only: it never initialises the interpreter's
+    slots, and any of them read here (``events``, ``hands``, ``stacks``, ...) resolves through
+    ``__getattr__`` to the interpreter state rebuilt at the current node.
+    """
+
+    __slots__ = ("_live", "_materialized", "node", "rng", "tree")
+
+    def __init__(self, tree: GameTree, rng: DealRng) -> None:
+        self.tree = tree
+        self.rng = rng
+        self._live: State | None = None
+        self._materialized: State | None = None
+        self.node = tree.root
+        self._advance(tree.root)
+
+    # --- the hot path ------------------------------------------------------------------------
+
+    def _advance(self, node: Node) -> None:
+        """Move to ``node`` and resolve chance nodes with the deal's generator."""
+        while node.player == CHANCE:
+            # The generator's step, inlined (see DealRng.below): the same draws, in the same
+            # order, as the interpreter makes.
+            s = (self.rng.state * 6364136223846793005 + 1442695040888963407) & MASK64
+            self.rng.state = s
+            if node.kind == "coin":
+                index = 1 if ((s >> 32) * 100) >> 32 < node.arg else 0
+            else:
+                index = ((s >> 32) * len(node.outcomes)) >> 32
+            kid = node.children[index]
+            if kid is None:
+                kid = self.tree.child(node, ("chance", node.outcomes[index]), index)
+                if kid is None:
+                    self._go_live(node, pending_draw=index)
+                    return
+            node = kid
+        self.node = node
+        self.current_player = node.player
+        self._legal = node.legal
+
+    def legal_actions(self) -> tuple[str, ...]:
+        return self._legal
+
+    def apply(self, action: str) -> Move:
+        """Verify and play ``action``; return its record."""
+        live = self._live
+        if live is not None:
+            move = live.apply(action)
+            self.current_player = live.current_player
+            self._legal = live.legal_actions()
+            return move
+        node = self.node
+        kid = node.children.get(action) if node.player >= 0 else None
+        if kid is None:
+            self.verify_apply(action)
+            kid = self.tree.child(node, ("action", action), action)
+            if kid is None:
+                self._go_live(node)
+                return self.apply(action)
+        self._materialized = None
+        self._advance(kid)
+        assert kid.move is not None
+        return kid.move
+
+    def returns(self) -> tuple[int, int]:
+        if self._live is not None:
+            return self._live.returns()
+        return self.node.returns
+
+    def is_terminal(self) -> bool:
+        return self.current_player == TERMINAL
+
+    # --- the rest of the API ----------------------------------------------------------------
+
+    def is_chance_node(self) -> bool:
+        return False
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return []
+
+    def verify_apply(self, action: str) -> None:
+        if self.current_player < 0:
+            node = "terminal" if self.current_player == TERMINAL else "chance"
+            raise ValueError(f"no player is to move at a {node} node")
+        if action not in self._legal:
+            raise ValueError(f"illegal action {action!r}; legal: {list(self._legal)}")
+
+    def can_apply(self, action: str) -> bool:
+        return self.current_player >= 0 and action in self._legal
+
+    def information_state(self, seat: int | str) -> str:
+        s = seat if isinstance(seat, int) else ("alice", "bob").index(seat)
+        if self._live is not None:
+            return self._live.information_state(s)
+        cached = self.node.info[s] if s in (0, 1) else None
+        if cached is None:
+            cached = self.interpreter().information_state(seat)
+            self.node.info[s] = cached
+        return cached
+
+    @property
+    def history(self) -> list[Move]:  # type: ignore[override]
+        if self._live is not None:
+            return self._live.history
+        moves = []
+        node: Node | None = self.node
+        while node is not None:
+            if node.move is not None:
+                moves.append(node.move)
+            node = node.parent
+        moves.reverse()
+        return moves
+
+    def interpreter(self) -> State:
+        """The interpreter state at this point of the deal (read it; do not move it)."""
+        if self._live is not None:
+            return self._live
+        if self._materialized is None:
+            self._materialized = self.node.interpreter_state(self.tree.game.spec)
+        return self._materialized
+
+    def __getattr__(self, name: str) -> Any:
+        # Everything else (observation, events, hands, stacks, pot, phase_id, ...) is read from
+        # the interpreter state at this node.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.interpreter(), name)
+
+    def clone(self) -> TreeState:
+        other = TreeState.__new__(TreeState)
+        other.tree = self.tree
+        other.rng = DealRng.__new__(DealRng)
+        other.rng.state = self.rng.state
+        other._live = None if self._live is None else self._live.clone()
+        if other._live is not None:
+            other._live._rng = other.rng
+        other._materialized = None
+        other.node = self.node
+        other.current_player = self.current_player
+        other._legal = self._legal
+        return other
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TreeState:
+        return self.clone()
+
+    def __repr__(self) -> str:
+        return f"Tree{self.interpreter()!r}"
+
+    def _go_live(self, node: Node, pending_draw: int | None = None) -> None:
+        """Continue this deal in the interpreter from ``node`` (the budget is spent)."""
+        live = node.interpreter_state(self.tree.game.spec)
+        live._rng = self.rng
+        if pending_draw is not None:
+            # The draw for this chance node was already taken from the generator: apply it.
+            live.apply_chance(node.outcomes[pending_draw])
+        elif live.current_player == CHANCE:
+            live._drain()
+        self._live = live
+        self.node = node
+        self.current_player = live.current_player
+        self._legal = live.legal_actions()
