@@ -39,6 +39,9 @@ from engines.stats.runs import RunTable, complete_runs, run_table
 
 FloatArray = npt.NDArray[np.float64]
 
+# Section 7's regression has six coefficients; leave-one-out jaggedness needs two more games.
+MIN_PROFILE_GAMES = 8
+
 
 @dataclass(frozen=True)
 class AnalysisConfig:
@@ -77,10 +80,11 @@ class Analysis:
             "leaderboard": plots.leaderboard_plot(board),
             "per_game_heatmap": plots.per_game_heatmap(self.tables["per_game_alpha"], order),
         }
-        if "profile" in self.tables and self.z is not None and self.composite_scores is not None:
+        if "profile" in self.tables:
             figures["profile_heatmap"] = plots.profile_heatmap(
                 self.tables["profile"], order, comp.AXES
             )
+        if self.z is not None and self.composite_scores is not None:
             figures["benchmark_axes"] = plots.axes_map(
                 self.z, self.composite_scores, "temporal", "state_space", comp.AXES
             )
@@ -135,7 +139,8 @@ def _leaderboard_tables(
     direction = direction_agreement(pairs, board.table)
     bt, bt_rho = bradley_terry_frame(runs, board.alpha)
     logo = rob.leave_one_game_out(sample, board)
-    subsets = rob.random_game_subsets(sample, board, rng, config.subset_sizes, config.n_subsets)
+    sizes = tuple(size for size in config.subset_sizes if size < runs.n_games)
+    subsets = rob.random_game_subsets(sample, board, rng, sizes, config.n_subsets)
     block = config.block or runs.blocks[int(np.argmax(np.bincount(runs.block)))]
     block_fit = rob.block_refit(sample, block, board)
     dropped = config.exclude_model or order[-1]
@@ -204,21 +209,19 @@ def _profile_tables(
 ) -> None:
     runs, tables, summary = sample.runs, result.tables, result.summary
     alpha_game, alpha_boot = result.alpha_game, result.alpha_boot
+    if runs.n_games < 3:
+        raise ValueError(
+            f"composite complexity needs at least 3 games, the corpus has {runs.n_games}"
+        )
     z = comp.zscore_axes(axis_scores, runs.game_seeds)
+    hardest_k = min(config.hardest, runs.n_games)
     cx = comp.composite(alpha_game, z)
-    hardest = comp.games_leaderboard(sample, comp.top_games(cx.scores, config.hardest))
+    hardest = comp.games_leaderboard(sample, comp.top_games(cx.scores, hardest_k))
     temporal = z[:, comp.AXES.index("temporal")]
-    most_temporal = comp.games_leaderboard(sample, comp.top_games(temporal, config.hardest))
-    split = comp.half_split_check(sample, alpha_game, z, rng, config.n_splits, config.hardest)
+    most_temporal = comp.games_leaderboard(sample, comp.top_games(temporal, hardest_k))
+    split = comp.half_split_check(sample, alpha_game, z, rng, config.n_splits, hardest_k)
     by_temporal = comp.tertile_leaderboards(sample, temporal)
     by_composite = comp.tertile_leaderboards(sample, cx.scores)
-    profile = prof.profile_slopes(
-        alpha_game, alpha_boot, z, runs.models, q=config.q, level=config.level
-    )
-    factor = prof.factor_analysis(
-        alpha_game, z, runs.models, runs.game_seeds, board.alpha, config.q
-    )
-    scale = _payoff_scale(matches, axis_scores, runs.game_seeds)
     dropped = summary["without_model"]
     keep = np.array([m != dropped for m in runs.models])
     decomposition = pd.concat(
@@ -235,7 +238,7 @@ def _profile_tables(
             "axis_slopes": pd.DataFrame(cx.slopes, index=list(runs.models), columns=comp.AXES),
             "composite_weights": pd.DataFrame({"axis": comp.AXES, "weight": cx.weights}),
             "composite_scores": pd.DataFrame({"game_seed": runs.game_seeds, "score": cx.scores}),
-            "hardest_leaderboard": _board_table(hardest, f"hardest {config.hardest}"),
+            "hardest_leaderboard": _board_table(hardest, f"hardest {hardest_k}"),
             "most_temporal_leaderboard": _board_table(most_temporal, "most temporal"),
             "half_split": split,
             "temporal_tertiles": pd.concat(
@@ -244,12 +247,55 @@ def _profile_tables(
             "composite_tertiles": pd.concat(
                 [_board_table(b, f"composite tertile {t + 1}") for t, b in enumerate(by_composite)]
             ),
+            "variance_decomposition": decomposition,
+        }
+    )
+    summary.update(
+        {
+            "composite_explained": cx.explained,
+            "hardest_spread": hardest.spread(),
+            "most_temporal_spread": most_temporal.spread(),
+            "half_split_spread_mean": float(split["spread"].mean()),
+            "half_split_spread_sd": float(split["spread"].std(ddof=1)),
+            "temporal_tertile_spreads": [b.spread() for b in by_temporal],
+            "composite_tertile_spreads": [b.spread() for b in by_composite],
+        }
+    )
+    if runs.n_games >= MIN_PROFILE_GAMES:
+        _regression_tables(result, board, matches, axis_scores, z, config)
+    else:
+        summary["profiles_skipped"] = (
+            f"{runs.n_games} games; capability profiles need at least {MIN_PROFILE_GAMES}"
+        )
+    result.z = z
+    result.composite_scores = cx.scores
+
+
+def _regression_tables(
+    result: Analysis,
+    board: Leaderboard,
+    matches: pd.DataFrame,
+    axis_scores: pd.DataFrame,
+    z: FloatArray,
+    config: AnalysisConfig,
+) -> None:
+    """Section 7 and Appendices G-H: profiles with BH, factor analysis, jaggedness, verbosity."""
+    runs, tables, summary = result.runs, result.tables, result.summary
+    alpha_game, alpha_boot = result.alpha_game, result.alpha_boot
+    profile = prof.profile_slopes(
+        alpha_game, alpha_boot, z, runs.models, q=config.q, level=config.level
+    )
+    factor = prof.factor_analysis(
+        alpha_game, z, runs.models, runs.game_seeds, board.alpha, config.q
+    )
+    scale = _payoff_scale(matches, axis_scores, runs.game_seeds)
+    tables.update(
+        {
             "profile": profile,
             "factor_loadings": factor.loadings.reset_index(),
             "factor_axes": factor.axis_correlation,
             "factor_residuals": factor.residual_correlation,
             "jaggedness": prof.local_jaggedness(alpha_game, alpha_boot, z, scale, runs.models),
-            "variance_decomposition": decomposition,
         }
     )
     if "rulebook_chars" in axis_scores.columns:
@@ -263,17 +309,8 @@ def _profile_tables(
         summary["verbosity_significant"] = int(coefficients["significant"].sum())
     summary.update(
         {
-            "composite_explained": cx.explained,
-            "hardest_spread": hardest.spread(),
-            "most_temporal_spread": most_temporal.spread(),
-            "half_split_spread_mean": float(split["spread"].mean()),
-            "half_split_spread_sd": float(split["spread"].std(ddof=1)),
-            "temporal_tertile_spreads": [b.spread() for b in by_temporal],
-            "composite_tertile_spreads": [b.spread() for b in by_composite],
             "significant_slopes": int(profile["significant"].sum()),
             "factor_share": factor.share,
             "factor_significant_residuals": int(factor.residual_correlation["significant"].sum()),
         }
     )
-    result.z = z
-    result.composite_scores = cx.scores

@@ -135,3 +135,13 @@ def test_cli_bad_input_is_one_line_and_exit_2(
     text.write_text("not parquet")
     assert cli.main(["stats", "leaderboard", "--matches", str(text)]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_too_few_games_for_axes_is_a_clear_error() -> None:
+    tiny = simulate_corpus(
+        SimulationConfig(n_models=3, n_games=3, n_late_models=0, runs_per_matchup=3),
+        np.random.default_rng(5),
+    )
+    two_games = tiny.matches.loc[tiny.matches["game_seed"] != tiny.matches["game_seed"].iloc[0]]
+    with pytest.raises(ValueError, match="at least 3 games"):
+        analyse(two_games, tiny.axis_scores, rng=np.random.default_rng(0), config=QUICK)
