@@ -27,7 +27,11 @@ def register(subparsers: Any) -> None:
         ),
     )
     board.add_argument(
-        "--matches", required=True, type=Path, help="matches.parquet (DESIGN schema)"
+        "--matches",
+        required=True,
+        type=Path,
+        metavar="FILE",
+        help="matches.parquet (DESIGN schema)",
     )
     board.add_argument(
         "--bootstrap",
