@@ -402,7 +402,7 @@ def test_cfr_exploitability_and_lp_run_on_a_gbg_with_non_poker_phases() -> None:
     assert abs(achieved[0] - value0) <= nash_conv + LP_TOLERANCE
 
 
-# --- engine bugs found while bridging (strict xfail: remove the mark once fixed) ---------------
+# --- engine bugs found while bridging (regression tests) ----------------------------------------
 
 
 def hidden_branch_spec() -> GameSpec:
@@ -426,16 +426,12 @@ def hidden_branch_spec() -> GameSpec:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: State.information_state omits the phase a conditional edge chose, so "
-    "two histories with different menus share one perfect-recall key",
-)
 def test_information_state_determines_the_menu_after_a_hidden_branch() -> None:
     """OpenSpiel requires every history of an information state to offer the same actions
     (and the phase is public: ``observation()`` shows it to both seats).  Here Bob holds J♠
-    and Alice K♠ (Bob is offered a peek) or Q♠ (Bob is offered a draw); Bob's key is
-    ``bob:[('card', 1, 0)]`` in both, so CFR and best response break on this game."""
+    and Alice K♠ (Bob is offered a peek) or Q♠ (Bob is offered a draw).  Found while
+    bridging: Bob's key was ``bob:[('card', 1, 0)]`` in both, so CFR and best response broke
+    on this game; the engine now logs each phase entry as a public event."""
     spec = hidden_branch_spec()
     menus: dict[str, set[tuple[str, ...]]] = {}
     for alice_card in (4, 2):  # K♠, Q♠
@@ -445,6 +441,12 @@ def test_information_state_determines_the_menu_after_a_hidden_branch() -> None:
         assert deal.current_player == 1
         menus.setdefault(deal.information_state(1), set()).add(deal.legal_actions())
     assert all(len(found) == 1 for found in menus.values()), menus
+    game = as_pyspiel_game(spec)
+    solver = cfr.CFRSolver(game)  # raised "illegal action 'draw'" before the fix
+    for _ in range(5):
+        solver.evaluate_and_update_policy()
+    uniform = exploitability.exploitability(game, policy.UniformRandomPolicy(game))
+    assert 0 <= exploitability.exploitability(game, solver.average_policy()) < uniform
 
 
 def exhausted_deck_peek_spec() -> GameSpec:
@@ -464,13 +466,10 @@ def exhausted_deck_peek_spec() -> GameSpec:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ZeroDivisionError,
-    reason="engine bug: structure.cards_needed ignores deck-top peeks, so a spec that peeks "
-    "at an exhausted deck is accepted and its chance node has no outcome",
-)
 def test_every_accepted_spec_has_outcomes_at_every_chance_node() -> None:
+    """Found while bridging: the structural checks ignored deck-top peeks, so this spec was
+    accepted and the peek's chance node had no outcome (a division by zero in
+    ``chance_outcomes``).  Either rejecting the spec or traversing it cleanly is correct."""
     try:
         spec = exhausted_deck_peek_spec()
     except ValueError:
