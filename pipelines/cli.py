@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 # Command groups, each a module in pipelines.commands with a ``register(subparsers)`` function.
-COMMAND_GROUPS: tuple[str, ...] = ("game", "bench", "stats")
+COMMAND_GROUPS: tuple[str, ...] = ("game", "pool", "bench", "stats")
 
 
 class UserError(Exception):
@@ -42,6 +43,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("genstrat: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. piped into ``head``): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     return int(result or 0)
 
 

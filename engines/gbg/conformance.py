@@ -127,12 +127,19 @@ def _leak_check(
 
 
 # Events through which a rule legitimately lets a seat learn something about the opponent's
-# unseen cards without seeing them: a position assigned from the hands, a side bet's verdict.
-DERIVED_KINDS = frozenset({"position", "side_settle", "settle"})
+# unseen cards without seeing them: the phases a branch leads to, a position assigned from the
+# hands, a side bet's verdict, the winner.
+DERIVED_KINDS = frozenset({"phase", "position", "side_settle", "settle"})
 
 
 def _derived(state: State, seat: int) -> tuple[Any, ...]:
-    visible = [ev[1:] for ev in state.events if ev[0] in (2, seat) and ev[1] in DERIVED_KINDS]
+    """What the rules derived from the hands, as ``seat`` sees it: the flow of phases, who
+    acted in which order (a position's holder may act first), positions, verdicts."""
+    visible = [
+        ev[1:] if ev[1] in DERIVED_KINDS else (ev[1], ev[2])
+        for ev in state.events
+        if ev[0] in (2, seat) and (ev[1] in DERIVED_KINDS or ev[1] == "act")
+    ]
     return (state.phase, state.current_player, state.legal_actions(), tuple(visible))
 
 

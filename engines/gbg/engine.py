@@ -65,6 +65,7 @@ class State:
         "_rng",
         "acted",
         "board",
+        "branches",
         "choices",
         "contrib",
         "current_player",
@@ -110,6 +111,7 @@ class State:
         self.side: list[tuple[int, int]] = []
         self.events: list[Event] = []
         self.history: list[Move] = []
+        self.branches: list[tuple[int, int]] = []
         self.phase = 0
         self.current_player = CHANCE
         self._legal: tuple[str, ...] = ()
@@ -301,6 +303,7 @@ class State:
         other.side = self.side[:]
         other.events = self.events[:]
         other.history = self.history[:]
+        other.branches = self.branches[:]
         other.phase = self.phase
         other.current_player = self.current_player
         other._legal = self._legal
@@ -416,15 +419,18 @@ class State:
                 self.showdown()
             else:
                 self.phase = target
+                self.events.append((PUBLIC, "phase", -1, target))
                 g.handlers[target].enter(self)
             return
-        for target, test in g.edges[self.phase]:
+        for k, (target, test) in enumerate(g.edges[self.phase]):
             if test is None or test(self):
+                self.branches.append((self.phase, k))  # edge k held, edges before it did not
                 if target < 0:
                     self.showdown()
                 else:
                     self.phase = target
-                    self.g.handlers[target].enter(self)
+                    self.events.append((PUBLIC, "phase", -1, target))
+                    g.handlers[target].enter(self)
                 return
 
     def fold(self, seat: int) -> None:
@@ -485,6 +491,7 @@ def new_deal(
         if compiled_tree.enabled:
             return TreeState(compiled_tree, DealRng(play_seed))
     state = State(game, None if explicit_chance else DealRng(play_seed))
+    state.events.append((PUBLIC, "phase", -1, 0))
     game.handlers[0].enter(state)
     return state
 

@@ -31,6 +31,9 @@ def event_line(state: State, event: Event, viewer: int) -> str:
     """One event as a line of text, phrased for ``viewer``."""
     _, kind, seat, data = event
     label = state.g.label_of
+    if kind == "phase":
+        phase = state.g.spec.phases[data]
+        return f"-- Phase {data + 1}: {phase.title or phase.id} ({phase.id}) --"
     if kind == "card":
         return f"You are dealt {label[data]}."
     if kind == "board":

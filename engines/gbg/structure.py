@@ -54,6 +54,8 @@ def cards_needed(spec: GameSpec) -> tuple[int, int, int]:
             used = seats
         elif p.kind == "auction" and p.item.kind == "card":
             used, hand = 1, 1
+        elif p.kind == "peek" and p.target == "deck_top":
+            used = 1  # the peeked card is set aside on top of the deck
         best = (0, 0, 0)
         for target in successors(spec, i):
             if target in index:

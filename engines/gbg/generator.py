@@ -1,0 +1,507 @@
+"""The procedural generator of GBGs (paper, Section 3 and Appendix A).
+
+``generate(seed, config)`` draws a game from an integer seed and a ``GenerationConfig``; the
+pair fully determines it.  Steps, in the paper's order:
+
+1. the phase graph: how many phases and of which kinds (at least one betting round), in order;
+2. inside it: ranks, suits and hand sizes; stacks and the ante;
+3. each phase's parameters: betting stakes, raise caps and who acts first; auction items, bid
+   grids and pricing; simultaneous options and their effects; observation triggers, costs and
+   risks; position criteria and perks; draws, swaps, board reveals and side bets;
+4. the showdown metric and its bonus rules;
+5. branch predicates on some edges (each skips ahead to a later phase or to the showdown);
+6. structural checks and repairs: each repair that fires is recorded on the game
+   (``spec.generation["repairs"]``), and the repaired spec must pass every structural check.
+
+Determinism: all draws come from ``random.Random`` seeded by the text "<seed>:<config hash>"
+(seeded through SHA-512, identical in every process and on every machine); nothing depends on
+``hash()``, dict or set order.  Complexity is a dial: ``GenerationConfig.complexity`` relaxes
+every cap together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engines.gbg.spec import (
+    Actor,
+    AuctionItem,
+    AuctionPhase,
+    BettingPhase,
+    DealPhase,
+    Deck,
+    DrawPhase,
+    Edge,
+    FixedStake,
+    GameSpec,
+    GridStake,
+    Metric,
+    PeekPhase,
+    Perk,
+    PositionPhase,
+    PotStake,
+    Predicate,
+    Rank,
+    RevealPhase,
+    Risk,
+    ScoreRule,
+    Showdown,
+    SideBetPhase,
+    SimCell,
+    SimOption,
+    SimultaneousPhase,
+    SwapPhase,
+)
+from engines.gbg.structure import cards_needed, structural_errors
+
+GENERATOR_VERSION = 1
+
+RANK_POOL = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+SUIT_POOL = ("♠", "♥", "♦", "♣")
+OPTION_POOL = ("press", "hold", "bluff", "charge", "guard", "feint", "wait")
+POSITION_POOL = ("marker", "leader", "dealer", "sheriff", "scout", "crown")
+OPTIONAL_KINDS = (
+    "auction",
+    "simultaneous",
+    "peek",
+    "draw",
+    "swap",
+    "position",
+    "side_bet",
+    "reveal",
+)
+
+
+class GenerationConfig(BaseModel):
+    """Caps and feature rates of the generator.  Versioned and hashed; stored with every game.
+
+    ``complexity`` (1.0 = the paper's setting) scales every cap together: a complexity of 2
+    allows twice the phases, ranks, betting rounds, raises and so on.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: int = GENERATOR_VERSION
+    complexity: float = Field(default=1.0, ge=0.5, le=4.0)
+    min_ranks: int = Field(default=3, ge=2)
+    max_ranks: int = Field(default=6, ge=2, le=13)
+    max_suits: int = Field(default=3, ge=1, le=4)
+    max_hand: int = Field(default=3, ge=1, le=5)
+    max_phases: int = Field(default=7, ge=1, le=20)
+    max_betting_rounds: int = Field(default=3, ge=1, le=6)
+    max_raise_cap: int = Field(default=3, ge=1, le=6)
+    max_stack: int = Field(default=20, ge=4, le=1000)
+    max_auctions: int = Field(default=1, ge=0)
+    max_simultaneous: int = Field(default=1, ge=0)
+    max_branches: int = Field(default=2, ge=0)
+    max_side_bets: int = Field(default=1, ge=0)
+    feature_rates: dict[str, float] = Field(
+        default_factory=lambda: {
+            "auction": 0.35,
+            "simultaneous": 0.4,
+            "peek": 0.5,
+            "draw": 0.4,
+            "swap": 0.3,
+            "position": 0.45,
+            "side_bet": 0.25,
+            "reveal": 0.45,
+        }
+    )
+    branch_rate: float = Field(default=0.45, ge=0.0, le=1.0)
+
+    def canonical_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+    @property
+    def config_hash(self) -> str:
+        return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
+
+    def cap(self, name: str) -> int:
+        """The cap ``name`` relaxed by the complexity dial (at least 1)."""
+        value: int = getattr(self, name)
+        return max(1, round(value * self.complexity))
+
+
+class _Draw:
+    """The generator's draws, with the game under construction."""
+
+    def __init__(self, seed: int, config: GenerationConfig) -> None:
+        self.rng = random.Random(f"{seed}:{config.config_hash}")
+        self.config = config
+        self.repairs: list[str] = []
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def pick(self, options: list[Any] | tuple[Any, ...]) -> Any:
+        return options[self.rng.randrange(len(options))]
+
+    def between(self, lo: int, hi: int) -> int:
+        return self.rng.randint(lo, max(lo, hi))
+
+
+def _phase_kinds(d: _Draw) -> list[str]:
+    """Step 1: the phase graph's kinds, in order (the deal comes first, always)."""
+    c = d.config
+    total = d.between(2, c.cap("max_phases"))
+    bets = d.between(1, min(c.cap("max_betting_rounds"), total))
+    limits = {
+        "auction": c.cap("max_auctions") if c.max_auctions else 0,
+        "simultaneous": c.cap("max_simultaneous") if c.max_simultaneous else 0,
+        "side_bet": c.cap("max_side_bets") if c.max_side_bets else 0,
+    }
+    kinds = ["betting"] * bets
+    counts: dict[str, int] = {}
+    attempts = 0
+    while len(kinds) < total and attempts < 50:
+        attempts += 1
+        kind = d.pick(OPTIONAL_KINDS)
+        if not d.chance(c.feature_rates.get(kind, 0.0)):
+            continue
+        if counts.get(kind, 0) >= limits.get(kind, 2):
+            continue
+        counts[kind] = counts.get(kind, 0) + 1
+        kinds.insert(d.rng.randrange(len(kinds) + 1), kind)
+    return kinds
+
+
+def _deck(d: _Draw) -> Deck:
+    c = d.config
+    n_ranks = d.between(c.min_ranks, min(len(RANK_POOL), c.cap("max_ranks")))
+    start = d.between(0, len(RANK_POOL) - n_ranks)
+    labels = RANK_POOL[start : start + n_ranks]
+    ranks = [Rank(label=lbl, value=RANK_POOL.index(lbl) + 2) for lbl in labels]
+    suits = SUIT_POOL[: d.between(1, min(4, c.cap("max_suits")))]
+    return Deck(ranks=tuple(ranks), suits=tuple(suits))
+
+
+def _stake(d: _Draw, stack: int) -> Any:
+    kind = d.pick(("fixed", "fixed", "grid", "pot"))
+    if kind == "fixed":
+        return FixedStake(size=d.between(1, max(1, stack // 5)))
+    if kind == "grid":
+        top = d.between(2, max(2, stack // 2))
+        amounts = sorted({1, top, *(d.between(1, top) for _ in range(d.between(1, 4)))})
+        return GridStake(amounts=tuple(amounts))
+    return PotStake(percents=tuple(sorted(d.rng.sample([25, 50, 75, 100, 150], d.between(1, 3)))))
+
+
+def _predicate(
+    d: _Draw, ranks: list[str], chosen: list[tuple[str, str]], positions: list[str]
+) -> Predicate:
+    kinds = ["holds_pair", "holds_rank", "chip_leader", "pot_at_least"]
+    if chosen:
+        kinds.append("chose")
+    if positions:
+        kinds.append("holds_position")
+    kind = d.pick(kinds)
+    who = d.pick(("alice", "bob", "either", "either", "both", "neither"))
+    negate = d.chance(0.15)
+    if kind == "holds_rank":
+        return Predicate(kind=kind, who=who, rank=d.pick(ranks), negate=negate)
+    if kind == "pot_at_least":
+        return Predicate(kind=kind, amount=d.between(2, 12), negate=negate)
+    if kind == "chose":
+        phase, option = d.pick(chosen)
+        return Predicate(
+            kind=kind,
+            who=d.pick(("alice", "bob", "either")),
+            phase=phase,
+            option=option,
+            negate=negate,
+        )
+    if kind == "holds_position":
+        return Predicate(
+            kind=kind, who=d.pick(("alice", "bob")), position=d.pick(positions), negate=negate
+        )
+    if kind == "chip_leader":
+        return Predicate(kind=kind, who=d.pick(("alice", "bob")), negate=negate)
+    return Predicate(kind=kind, who=who, negate=negate)
+
+
+def _build_phase(d: _Draw, kind: str, index: int, ctx: dict[str, Any]) -> Any:
+    """Step 3: one phase's parameters."""
+    c = d.config
+    pid = f"{kind}{index}"
+    stack: int = ctx["stack"]
+    positions: list[str] = ctx["positions"]
+    if kind == "betting":
+        rule = d.pick(("seat", "seat", "seat", "chip_leader", "position"))
+        if rule == "position" and positions:
+            first = Actor(
+                rule="position", position=d.pick(positions), fallback=d.pick(("alice", "bob"))
+            )
+        elif rule == "chip_leader":
+            first = Actor(
+                rule=d.pick(("chip_leader", "chip_trailer")), fallback=d.pick(("alice", "bob"))
+            )
+        else:
+            first = Actor(seat=d.pick(("alice", "bob")))
+        ctx["bets"] += 1
+        return BettingPhase(
+            id=pid,
+            title=f"Betting round {ctx['bets']}",
+            stake=_stake(d, stack),
+            raise_cap=d.between(1, c.cap("max_raise_cap")),
+            first=first,
+        )
+    if kind == "simultaneous":
+        names = sorted(d.rng.sample(OPTION_POOL, d.between(2, 3)))
+        options = tuple(
+            SimOption(name=n, pot_chips=d.pick((0, 0, 1, 2)), score_delta=d.pick((0, 0, 1, 2, 3)))
+            for n in names
+        )
+        cells = tuple(
+            SimCell(alice=a, bob=b, transfer=d.pick((-2, -1, 1, 2)))
+            for a in names
+            for b in names
+            if a != b and d.chance(0.3)
+        )
+        ctx["chosen"] += [(pid, n) for n in names]
+        return SimultaneousPhase(id=pid, title="Simultaneous round", options=options, matrix=cells)
+    if kind == "auction":
+        item_kind = d.pick(("card", "peek", "position"))
+        item = AuctionItem(kind=item_kind)
+        if item_kind == "position":
+            name = d.pick([p for p in POSITION_POOL if p not in positions] or ["crown"])
+            positions.append(name)
+            item = AuctionItem(kind="position", position=name)
+        bids = tuple(range(0, d.between(2, min(6, max(2, stack // 3))) + 1))
+        return AuctionPhase(
+            id=pid,
+            title="Auction",
+            item=item,
+            bids=bids,
+            pricing=d.pick(("first", "second")),
+            tie=d.pick(("no_sale", "alice", "bob")),
+        )
+    if kind == "peek":
+        who = d.pick(("alice", "bob", "both", "both", "position"))
+        position = d.pick(positions) if who == "position" and positions else None
+        if who == "position" and position is None:
+            who = "both"
+        optional = d.chance(0.75)
+        cost = d.pick((0, 0, 1, 2)) if optional else 0
+        risk = (
+            Risk(percent=d.pick((25, 50, 75)), chips=d.between(1, 2))
+            if optional and not cost and d.chance(0.4)
+            else None
+        )
+        if optional:
+            ctx["chosen"] += [(pid, "peek")]
+        return PeekPhase(
+            id=pid,
+            title="Observation",
+            who=who,
+            position=position,
+            target=d.pick(("opponent_card", "opponent_card", "deck_top")),
+            optional=optional,
+            cost=cost,
+            risk=risk,
+        )
+    if kind == "draw":
+        optional = d.chance(0.5)
+        if optional:
+            ctx["chosen"] += [(pid, "draw")]
+        return DrawPhase(
+            id=pid,
+            title="Draw",
+            who=d.pick(("alice", "bob", "both", "both")),
+            count=1,
+            optional=optional,
+        )
+    if kind == "swap":
+        sources = ["deck", "opponent"] + (["board"] if ctx["reveals"] else [])
+        ctx["chosen"] += [(pid, "swap")]
+        return SwapPhase(
+            id=pid, title="Swap", who=d.pick(("alice", "bob", "both")), source=d.pick(sources)
+        )
+    if kind == "position":
+        name = d.pick([p for p in POSITION_POOL if p not in positions] or ["crown"])
+        positions.append(name)
+        perk = d.pick((None, "peek", "peek", "score_bonus"))
+        return PositionPhase(
+            id=pid,
+            title=f"The {name}",
+            name=name,
+            criterion=d.pick(("high_card", "high_sum", "low_sum", "pair", "chip_leader")),
+            hidden=d.chance(0.5),
+            perk=None
+            if perk is None
+            else Perk(kind=perk, points=d.between(1, 3) if perk == "score_bonus" else 0),
+        )
+    if kind == "side_bet":
+        ctx["chosen"] += [(pid, "side_bet")]
+        kind_ = d.pick(("holds_pair", "holds_rank") + (("holds_position",) if positions else ()))
+        proposition = Predicate(
+            kind=kind_,
+            who="alice",
+            rank=d.pick(ctx["ranks"]) if kind_ == "holds_rank" else None,
+            position=d.pick(positions) if kind_ == "holds_position" else None,
+        )
+        return SideBetPhase(
+            id=pid,
+            title="Side bets",
+            stake=d.between(1, max(1, stack // 6)),
+            proposition=proposition,
+        )
+    ctx["reveals"] += 1
+    return RevealPhase(id=pid, title="Board reveal", count=d.between(1, 2))
+
+
+def _metric(d: _Draw, ranks: list[str], hand: int, board: int) -> Metric:
+    """Step 4: the showdown metric."""
+    kinds = ["high_card", "rank_sum", "rank_sum", "low_sum"]
+    if board:
+        kinds.append("pair_with_board")
+    if hand + board >= 5:
+        kinds.append("best_five")
+    kind = d.pick(kinds)
+    rules: tuple[ScoreRule, ...] = ()
+    if kind in ("rank_sum", "low_sum"):
+        rules = tuple(
+            ScoreRule(kind=d.pick(("pair_of", "per_card")), rank=r, points=d.pick((-3, -2, 2, 3)))
+            for r in sorted(d.rng.sample(ranks, d.between(0, min(2, len(ranks)))))
+        )
+    return Metric(
+        kind=kind,
+        rules=rules,
+        use_board=bool(board)
+        and kind != "pair_with_board"
+        and kind != "best_five"
+        and d.chance(0.5),
+    )
+
+
+def generate(seed: int, config: GenerationConfig | None = None) -> GameSpec:
+    """The game of ``seed`` under ``config`` (the default config when None)."""
+    if seed < 0:
+        raise ValueError(f"game seed must be a non-negative integer, got {seed}")
+    config = config or GenerationConfig()
+    d = _Draw(seed, config)
+    kinds = _phase_kinds(d)
+    deck = _deck(d)
+    ranks = [r.label for r in deck.ranks]
+    stack = d.between(6, config.cap("max_stack"))
+    ante = d.between(1, max(1, stack // 5))
+    hand = d.between(1, config.cap("max_hand"))
+    ctx: dict[str, Any] = {
+        "stack": stack,
+        "positions": [],
+        "chosen": [],
+        "reveals": 0,
+        "bets": 0,
+        "ranks": ranks,
+    }
+    phases: list[Any] = [DealPhase(id="deal", title="Deal", count=hand)]
+    for i, kind in enumerate(kinds, start=1):
+        phases.append(_build_phase(d, kind, i, ctx))
+    board = sum(p.count for p in phases if p.kind == "reveal")
+    metric = _metric(d, ranks, hand, board)
+    phases = _branches(d, phases, ranks, ctx)
+    draft: dict[str, Any] = {
+        "name": f"gbg-{seed}",
+        "deck": deck,
+        "stack": stack,
+        "ante": ante,
+        "phases": phases,
+        "showdown": Showdown(metric=metric),
+    }
+    draft = repair(d, draft)
+    draft["generation"] = {
+        "seed": seed,
+        "generator_version": GENERATOR_VERSION,
+        "config_hash": config.config_hash,
+        "config": json.loads(config.canonical_json()),
+        "repairs": list(d.repairs),
+    }
+    return GameSpec(**draft)
+
+
+def _branches(d: _Draw, phases: list[Any], ranks: list[str], ctx: dict[str, Any]) -> list[Any]:
+    """Step 5: conditional edges that skip ahead (to a later phase or the showdown)."""
+    budget = d.config.cap("max_branches") if d.config.max_branches else 0
+    out = list(phases)
+    for i in range(1, len(out) - 1):
+        if budget <= 0 or not d.chance(d.config.branch_rate):
+            continue
+        chosen = [(p, o) for p, o in ctx["chosen"] if _index(out, p) < i + 1]
+        positions = [p for p in ctx["positions"] if _defined_before(out, p, i + 1)]
+        pred = _predicate(d, ranks, chosen, positions)
+        skip_to = d.between(i + 2, len(out))
+        target = out[skip_to].id if skip_to < len(out) else "showdown"
+        following = out[i + 1].id
+        out[i] = out[i].model_copy(
+            update={"next": (Edge(to=target, when=pred), Edge(to=following))}
+        )
+        budget -= 1
+    return out
+
+
+def _index(phases: list[Any], pid: str) -> int:
+    return next((k for k, p in enumerate(phases) if p.id == pid), 10**6)
+
+
+def _defined_before(phases: list[Any], position: str, end: int) -> bool:
+    for p in phases[:end]:
+        if p.kind == "position" and p.name == position:
+            return True
+        if p.kind == "auction" and p.item.kind == "position" and p.item.position == position:
+            return True
+    return False
+
+
+def repair(d: _Draw, draft: dict[str, Any]) -> dict[str, Any]:
+    """Step 6: apply structural repairs until the draft passes every check; record each."""
+    for _ in range(12):
+        spec = GameSpec.model_construct(**draft)
+        errors = structural_errors(spec)
+        if not errors:
+            return draft
+        draft = _repair_once(d, draft, errors)
+    raise AssertionError(
+        f"generator could not repair: {structural_errors(GameSpec.model_construct(**draft))}"
+    )
+
+
+def _repair_once(d: _Draw, draft: dict[str, Any], errors: list[str]) -> dict[str, Any]:
+    text = " | ".join(errors)
+    deck: Deck = draft["deck"]
+    phases: list[Any] = list(draft["phases"])
+    if "the longest path deals" in text:
+        if len(deck.suits) < len(SUIT_POOL):
+            draft["deck"] = deck.model_copy(update={"suits": SUIT_POOL[: len(deck.suits) + 1]})
+            d.repairs.append("deck too small for the cards dealt: added a suit")
+        elif phases[0].count > 1:
+            phases[0] = phases[0].model_copy(update={"count": phases[0].count - 1})
+            draft["phases"] = phases
+            d.repairs.append("deck too small for the cards dealt: dealt one card fewer")
+        else:
+            draft["deck"] = deck.model_copy(update={"copies": deck.copies + 1})
+            d.repairs.append("deck too small for the cards dealt: doubled the deck")
+        return draft
+    if "needs at least five cards" in text or "needs a board reveal" in text:
+        draft["showdown"] = Showdown(metric=Metric(kind="high_card"))
+        d.repairs.append("showdown metric lacked the cards it needs: switched to high card")
+        return draft
+    if "exceed the stack" in text:
+        draft["ante"] = 1
+        d.repairs.append("ante plus forced bets exceeded the stack: ante set to 1")
+        return draft
+    # Any other structural error comes from a branch: drop the offending edge's predicate.
+    for i, p in enumerate(phases):
+        if p.next and any(f"phase '{p.id}'" in e for e in errors):
+            phases[i] = p.model_copy(update={"next": ()})
+            d.repairs.append(f"phase {p.id}: removed a branch that referred to nothing valid")
+            draft["phases"] = phases
+            return draft
+    raise AssertionError(f"no repair for: {text}")
+
+
+def max_cards(spec: GameSpec) -> int:
+    return cards_needed(spec)[0]

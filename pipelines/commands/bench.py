@@ -1,0 +1,62 @@
+"""``genstrat bench engine [--json]``: engine throughput side by side with OpenSpiel.
+
+Alternates our engine and OpenSpiel on Kuhn and Leduc poker in one process (median of the
+repetitions), and reports our rate alone on ``example4643`` and ``holdem-limit``.  The same
+measurement backs ``benchmarks/engine_throughput.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    bench = subparsers.add_parser("bench", help="performance measurements")
+    sub = bench.add_subparsers(dest="bench_command", metavar="SUBCOMMAND", required=True)
+    engine = sub.add_parser("engine", help="random-play deals/second against OpenSpiel")
+    engine.add_argument("--deals", type=int, default=20_000, metavar="N", help="per repetition")
+    engine.add_argument("--repeats", type=int, default=5, metavar="R", help="at least 5")
+    engine.add_argument("--json", action="store_true")
+    engine.set_defaults(handler=engine_command)
+
+
+def engine_report(deals: int, repeats: int) -> dict[str, Any]:
+    from engines.gbg import presets
+    from engines.gbg.throughput import compare, solo
+
+    return {
+        "compared": [
+            compare(presets.kuhn(), "kuhn_poker", deals, repeats),
+            compare(presets.leduc(), "leduc_poker", deals, repeats),
+        ],
+        "solo": [
+            solo(presets.example4643(), max(200, deals // 10), 3),
+            solo(presets.holdem_limit(), max(200, deals // 10), 3),
+        ],
+    }
+
+
+def engine_command(args: argparse.Namespace) -> int:
+    if args.deals < 100 or args.repeats < 1:
+        raise ValueError("--deals must be at least 100 and --repeats at least 1")
+    report = engine_report(args.deals, args.repeats)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(
+        f"{'game':<14}{'ours':>12}{'OpenSpiel py':>14}{'evaluate_bots':>15}"
+        f"{'ours/py':>9}{'ours/C++':>10}"
+    )
+    for row in report["compared"]:
+        rates = row["deals_per_second"]
+        print(
+            f"{row['game']:<14}{rates['ours']:>12,.0f}{rates['openspiel_python']:>14,.0f}"
+            f"{rates['openspiel_evaluate_bots']:>15,.0f}"
+            f"{row['ratio_vs_openspiel_python']:>9.2f}{row['ratio_vs_evaluate_bots']:>10.2f}"
+        )
+    for row in report["solo"]:
+        print(f"{row['game']:<14}{row['deals_per_second']:>12,.0f}")
+    print(f"(deals per second; median of {args.repeats} alternating repetitions)")
+    return 0

@@ -1,0 +1,155 @@
+"""``genstrat game``: look at, simulate, or play one game.
+
+- ``game show SEED [--json]``: the rulebook, or the spec as JSON with its ``spec_hash``.
+- ``game simulate SEED --deals N [--json]``: random-play statistics and deals per second.
+- ``game play SEED [--seat alice|bob] [--vs AGENT] [--seed S]``: a person plays one deal in the
+  terminal against a built-in bot; ``rules`` at any prompt prints the rulebook.
+
+``SEED`` is a generator seed, a preset name, or a spec JSON file (``engines.gbg.catalog``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    game = subparsers.add_parser("game", help="show, simulate or play a game")
+    sub = game.add_subparsers(dest="game_command", metavar="SUBCOMMAND", required=True)
+
+    show = sub.add_parser("show", help="print the rulebook (or the spec as JSON)")
+    show.add_argument("seed", metavar="SEED", help="seed, preset name or spec .json file")
+    show.add_argument("--json", action="store_true", help="the spec as JSON with spec_hash")
+    show.set_defaults(handler=show_command)
+
+    sim = sub.add_parser("simulate", help="random-play statistics")
+    sim.add_argument("seed", metavar="SEED")
+    sim.add_argument("--deals", type=int, default=10_000, metavar="N")
+    sim.add_argument("--seed-offset", type=int, default=0, metavar="K", help="first play seed")
+    sim.add_argument("--json", action="store_true")
+    sim.set_defaults(handler=simulate_command)
+
+    play = sub.add_parser("play", help="play one deal in the terminal against a bot")
+    play.add_argument("seed", metavar="SEED")
+    play.add_argument("--seat", choices=("alice", "bob"), default="alice")
+    play.add_argument("--vs", default="heuristic", metavar="AGENT", help="random | heuristic")
+    play.add_argument(
+        "--seed",
+        dest="play_seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="play seed (default: random)",
+    )
+    play.set_defaults(handler=play_command)
+
+
+def show_command(args: argparse.Namespace) -> int:
+    from engines.gbg import rulebook
+    from engines.gbg.catalog import resolve_game
+
+    spec = resolve_game(args.seed)
+    if args.json:
+        data = json.loads(spec.canonical_json())
+        print(json.dumps({"spec_hash": spec.spec_hash, "spec": data}, indent=2, ensure_ascii=False))
+    else:
+        print(rulebook(spec), end="")
+    return 0
+
+
+def simulate_command(args: argparse.Namespace) -> int:
+    from engines.gbg.catalog import resolve_game
+    from engines.gbg.simulate import simulate
+
+    if args.deals < 1:
+        raise ValueError(f"--deals must be at least 1, got {args.deals}")
+    spec = resolve_game(args.seed)
+    stats = simulate(spec, args.deals, first_seed=args.seed_offset)
+    if args.json:
+        print(json.dumps(stats, indent=2))
+        return 0
+    print(f"{spec.name}  ({spec.spec_hash[:12]})  {stats['deals']} random deals")
+    print(f"  decisions per player      {stats['mean_decisions_per_player']:.2f}")
+    print(
+        f"  decided deals             {stats['decided']}  "
+        f"(Alice wins {stats['alice_win_rate']:.1%} of them)"
+    )
+    print(f"  Alice's mean chip delta   {stats['alice_mean_chips']:+.3f}")
+    print(f"  folds / showdowns         {stats['folds']} / {stats['showdowns']}")
+    reached = ", ".join(f"{k} {v:.0%}" for k, v in stats["phase_reach"].items())
+    print(f"  phases reached            {reached}")
+    print(f"  deals per second          {stats['deals_per_second']:,.0f}")
+    return 0
+
+
+def play_command(args: argparse.Namespace) -> int:
+    import random
+
+    from engines.agents import builtin_agent
+    from engines.gbg import new_deal, rulebook
+    from engines.gbg.catalog import resolve_game
+    from engines.gbg.render import event_line, turn_prompt
+
+    spec = resolve_game(args.seed)
+    bot = builtin_agent(args.vs)
+    me = 0 if args.seat == "alice" else 1
+    play_seed = (
+        args.play_seed if args.play_seed is not None else random.SystemRandom().randrange(2**31)
+    )
+    rng = random.Random(play_seed)
+    state = new_deal(spec, play_seed)
+    print(
+        f"{spec.name}: you are {args.seat.capitalize()} against the {bot.name} bot "
+        f"(play seed {play_seed}). Type 'rules' for the rulebook, 'quit' to stop.\n"
+    )
+    while not state.is_terminal():
+        seat = state.current_player
+        if seat != me:
+            action = bot.act(state, seat, rng)
+            state.apply(action)
+            continue
+        print(turn_prompt(state, me))
+        legal = state.legal_actions()
+        for i, action in enumerate(legal, 1):
+            print(f"  {i}. {action}")
+        choice = _ask(legal, spec_rules=lambda: rulebook(spec))
+        if choice is None:
+            print("Stopped.")
+            return 1
+        state.apply(choice)
+        print()
+    seen = [ev for ev in state.events if ev[0] in (2, me)]
+    for ev in seen[-3:]:
+        print(event_line(state, ev, me))
+    mine = state.returns()[me]
+    print(
+        f"\nResult: you {'won' if mine > 0 else 'lost' if mine < 0 else 'broke even,'} "
+        f"{abs(mine)} chip{'s' if abs(mine) != 1 else ''}."
+    )
+    return 0
+
+
+def _ask(legal: tuple[str, ...], spec_rules: Any) -> str | None:
+    """Read a choice: its number or its text; ``rules`` prints the rulebook."""
+    while True:
+        try:
+            raw = input("your action> ").strip()
+        except EOFError:
+            return None
+        if raw.lower() in ("quit", "exit", "q"):
+            return None
+        if raw.lower() in ("rules", "help", "?"):
+            print(spec_rules())
+            continue
+        if raw.isdigit() and 1 <= int(raw) <= len(legal):
+            return legal[int(raw) - 1]
+        for action in legal:
+            if raw.lower() == action.lower():
+                return action
+        print(
+            f"not a legal action: {raw!r}; type a number 1-{len(legal)} or an action as listed",
+            file=sys.stderr,
+        )
