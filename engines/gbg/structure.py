@@ -54,13 +54,15 @@ def cards_needed(spec: GameSpec) -> tuple[int, int, int]:
             used = seats
         elif p.kind == "auction" and p.item.kind == "card":
             used, hand = 1, 1
-        elif p.kind == "peek" and p.target == "deck_top":
-            used = 1  # the peeked card is set aside on top of the deck
         best = (0, 0, 0)
         for target in successors(spec, i):
             if target in index:
                 sub = walk(index[target])
                 best = (max(best[0], sub[0]), max(best[1], sub[1]), max(best[2], sub[2]))
+        if p.kind == "peek" and p.target == "deck_top":
+            # The peeked card stays on top and is the next one dealt: it needs a card only
+            # when nothing later takes one.
+            best = (max(1, best[0]), best[1], best[2])
         memo[i] = (used + best[0], hand + best[1], board + best[2])
         return memo[i]
 
