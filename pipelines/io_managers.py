@@ -25,7 +25,7 @@ from urllib.parse import quote
 import dagster as dg
 import pandas as pd
 
-from pipelines.resources import ProjectPaths
+from assets.resources import ProjectPaths
 
 # Characters kept as they are in a partition key's file name; anything else is %-escaped so that
 # a key can never name another folder.

@@ -19,8 +19,8 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
+from assets.profiles import Profile, get_profile
 from pipelines.jobs import MAIN_JOB_NAME
-from pipelines.profiles import Profile, get_profile
 
 # Console loggers print only what would stop the run; everything is in the instance's event log.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}

@@ -369,7 +369,7 @@ def rulebook(spec: GameSpec) -> str:
 def _required(spec: GameSpec) -> list[tuple[str, str | None, str]]:
     """(item description, phase id or None for anywhere, text that must appear)."""
     req: list[tuple[str, str | None, str]] = [
-        ("stack", None, chips(spec.stack)),
+        ("stack", None, f"starts with {chips(spec.stack)}"),
         ("ante", None, f"antes {chips(spec.ante)}"),
         ("deck size", None, f"{spec.deck.size} cards"),
     ]

@@ -11,9 +11,9 @@ from assets.reference_games import (
     reference_games_problems,
     reference_games_well_formed,
 )
+from assets.resources import ProjectPaths
 from engines.gbg import ENGINE_VERSION, presets, rulebook
 from pipelines.io_managers import ParquetIOManager
-from pipelines.resources import ProjectPaths
 
 
 def test_one_row_per_preset_with_hash_json_and_rulebook() -> None:

@@ -6,8 +6,8 @@ import dagster as dg
 import pandas as pd
 import pytest
 
+from assets.resources import ProjectPaths
 from pipelines.io_managers import ParquetIOManager, partition_file_stem, write_parquet_atomically
-from pipelines.resources import ProjectPaths
 
 
 def manager_in(folder: Path) -> ParquetIOManager:

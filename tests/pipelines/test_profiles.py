@@ -2,8 +2,8 @@
 
 import pytest
 
-from pipelines.profiles import PROFILES, get_profile
-from pipelines.resources import RunProfile
+from assets.profiles import PROFILES, get_profile
+from assets.resources import RunProfile
 
 
 def test_paper_profile_has_the_papers_sizes() -> None:

@@ -1,0 +1,162 @@
+"""Stage 1: the seed pool and the accepted games (paper, Section 3).
+
+``seed_pool`` screens generator seeds in order, from the profile's first seed, until the
+profile's number of games is accepted (or its seed budget is spent), with a verdict and its
+reasons and figures for every seed.  ``accepted_games`` keeps the accepted ones with spec,
+hash and rulebook.  Both carry the picture of the pool as metadata; blocking checks require
+every accepted game to pass the conformance test and the rulebook consistency gate.
+"""
+
+import json
+import time
+from typing import Any
+
+import dagster as dg
+import pandas as pd
+
+from assets.metadata import image_metadata, markdown_table
+from assets.resources import RunProfile
+from engines.gbg import ENGINE_VERSION, GameSpec, consistency_errors, rulebook
+from engines.gbg.conformance import check_conformance
+from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig
+from engines.gbg.pool import pool_plot, screen, summarise
+
+GROUP_NAME = "pool"
+CONFORMANCE_DEALS = 40
+
+
+@dg.asset(
+    group_name=GROUP_NAME,
+    kinds={"pandas", "parquet"},
+    code_version=f"engine-{ENGINE_VERSION}-generator-{GENERATOR_VERSION}",
+    description="Every screened seed with its acceptance verdict, reasons and figures.",
+)
+def seed_pool(context: dg.AssetExecutionContext, profile: RunProfile) -> dg.Output[pd.DataFrame]:
+    chosen = profile.get()
+    config = GenerationConfig()
+    started = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    last = [started]
+
+    def progress(sampled: int, accepted: int) -> None:
+        now = time.perf_counter()
+        if now - last[0] > 10:
+            last[0] = now
+            context.log.info(
+                f"screened {sampled} seeds, accepted {accepted}/{chosen.max_accepted} "
+                f"({sampled / (now - started):.1f} seeds/s)"
+            )
+
+    for verdict in screen(
+        chosen.seed_start,
+        chosen.max_accepted,
+        config,
+        max_seeds=chosen.seed_count,
+        progress=progress,
+    ):
+        verdict["reasons"] = ",".join(verdict["reasons"])
+        verdict["repairs"] = json.dumps(verdict.get("repairs", []))
+        rows.append(verdict)
+    summary = summarise(
+        [{**r, "reasons": [x for x in r["reasons"].split(",") if x]} for r in rows],
+        time.perf_counter() - started,
+    )
+    frame = pd.DataFrame(rows)
+    frame["config_hash"] = config.config_hash
+    frame["generator_version"] = GENERATOR_VERSION
+    rejections = pd.DataFrame(
+        {"reason": list(summary["rejections"]), "seeds": list(summary["rejections"].values())}
+    )
+    features = pd.DataFrame(
+        {
+            "feature": list(summary["feature_frequencies"]),
+            "share of accepted": [f"{v:.0%}" for v in summary["feature_frequencies"].values()],
+        }
+    )
+    lengths = summary["rulebook_chars"]
+    return dg.Output(
+        frame,
+        metadata={
+            "dagster/row_count": len(frame),
+            "sampled": summary["sampled"],
+            "accepted": summary["accepted"],
+            "acceptance_rate": summary["acceptance_rate"],
+            "seeds_per_second": summary["seeds_per_second"],
+            "config_hash": config.config_hash,
+            "rulebook_chars": f"min {lengths['min']}, median {lengths['median']}, "
+            f"max {lengths['max']}",
+            "rejections": dg.MetadataValue.md(markdown_table(rejections)),
+            "features": dg.MetadataValue.md(markdown_table(features)),
+            "picture": image_metadata(pool_plot(summary), "the seed pool"),
+        },
+    )
+
+
+@dg.asset(
+    group_name=GROUP_NAME,
+    kinds={"pandas", "parquet"},
+    code_version=f"engine-{ENGINE_VERSION}-generator-{GENERATOR_VERSION}",
+    description="The accepted games: seed, spec JSON, spec hash, rulebook and its length.",
+)
+def accepted_games(seed_pool: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    kept = seed_pool[seed_pool["accepted"]].copy()
+    kept["rulebook"] = [rulebook(GameSpec.from_json(s)) for s in kept["spec_json"]]
+    columns = [
+        "seed",
+        "spec_hash",
+        "spec_json",
+        "rulebook",
+        "rulebook_chars",
+        "metric",
+        "deck_size",
+        "hand_size",
+        "phases",
+        "betting_rounds",
+        *[c for c in kept.columns if c.startswith("has_")],
+    ]
+    frame = kept[columns].reset_index(drop=True)
+    frame["engine_version"] = ENGINE_VERSION
+    return dg.Output(
+        frame,
+        metadata={
+            "dagster/row_count": len(frame),
+            "rulebook_chars_min": int(frame["rulebook_chars"].min()) if len(frame) else 0,
+            "rulebook_chars_median": float(frame["rulebook_chars"].median()) if len(frame) else 0,
+            "rulebook_chars_max": int(frame["rulebook_chars"].max()) if len(frame) else 0,
+        },
+    )
+
+
+def accepted_game_problems(frame: pd.DataFrame, deals: int = CONFORMANCE_DEALS) -> list[str]:
+    """Every accepted game that fails conformance or rulebook consistency, one line each."""
+    problems = []
+    for row in frame.itertuples(index=False):
+        spec = GameSpec.from_json(row.spec_json)
+        if spec.spec_hash != row.spec_hash:
+            problems.append(f"seed {row.seed}: spec_hash does not match its spec")
+        gaps = consistency_errors(spec, row.rulebook)
+        if gaps:
+            problems.append(f"seed {row.seed}: rulebook inconsistent: {gaps[0]}")
+        report = check_conformance(spec, deals=deals, seed=int(row.seed))
+        if not report.ok:
+            problems.append(f"seed {row.seed}: {report.failures[0]}")
+    return problems
+
+
+@dg.asset_check(
+    asset=accepted_games,
+    name="conformance_and_rulebooks",
+    blocking=True,
+    description="Every accepted game passes the conformance test (random play, zero-sum, chip "
+    "conservation, no leak) and the rulebook consistency gate.",
+)
+def accepted_games_conform(accepted_games: pd.DataFrame) -> dg.AssetCheckResult:
+    problems = accepted_game_problems(accepted_games)
+    return dg.AssetCheckResult(
+        passed=not problems and len(accepted_games) > 0,
+        metadata={"games": len(accepted_games), "problems": "; ".join(problems[:20]) or "none"},
+    )
+
+
+ASSETS: list[dg.AssetsDefinition] = [seed_pool, accepted_games]
+CHECKS: list[dg.AssetChecksDefinition] = [accepted_games_conform]
