@@ -57,6 +57,7 @@ class Node:
         "returns",
         "scratch",
         "step",
+        "width",
     )
 
     def __init__(self, parent: Node | None, step: tuple[str, Any] | None, st: State) -> None:
@@ -67,6 +68,7 @@ class Node:
         self.kind = st.chance_kind()
         self.arg = st._pending[0][1] if self.kind else 0
         self.outcomes: list[int] = [o for o, _ in st.chance_outcomes()] if self.kind else []
+        self.width = len(self.outcomes)
         self.children: Any = [None] * len(self.outcomes) if self.kind else {}
         self.returns = st.returns()
         self.move: Move | None = st.history[-1] if step and step[0] == "action" else None
@@ -144,7 +146,7 @@ class TreeState(State):
         self.tree = tree
         self.rng = rng
         self._live: State | None = None
-        self._materialized: State | None = None
+        self._materialized: tuple[Node, State] | None = None  # (node, its interpreter state)
         self.node = tree.root
         self._advance(tree.root)
 
@@ -152,15 +154,16 @@ class TreeState(State):
 
     def _advance(self, node: Node) -> None:
         """Move to ``node`` and resolve chance nodes with the deal's generator."""
+        rng = self.rng
         while node.player == CHANCE:
             # The generator's step, inlined (see DealRng.below): the same draws, in the same
             # order, as the interpreter makes.
-            s = (self.rng.state * 6364136223846793005 + 1442695040888963407) & MASK64
-            self.rng.state = s
+            s = (rng.state * 6364136223846793005 + 1442695040888963407) & MASK64
+            rng.state = s
             if node.kind == "coin":
                 index = 1 if ((s >> 32) * 100) >> 32 < node.arg else 0
             else:
-                index = ((s >> 32) * len(node.outcomes)) >> 32
+                index = ((s >> 32) * node.width) >> 32
             kid = node.children[index]
             if kid is None:
                 kid = self.tree.child(node, ("chance", node.outcomes[index]), index)
@@ -191,10 +194,13 @@ class TreeState(State):
             if kid is None:
                 self._go_live(node)
                 return self.apply(action)
-        self._materialized = None
-        self._advance(kid)
-        assert kid.move is not None
-        return kid.move
+        if kid.player == CHANCE:
+            self._advance(kid)
+        else:
+            self.node = kid
+            self.current_player = kid.player
+            self._legal = kid.legal
+        return kid.move  # type: ignore[return-value]  # an action's child always has its move
 
     def returns(self) -> tuple[int, int]:
         if self._live is not None:
@@ -249,9 +255,13 @@ class TreeState(State):
         """The interpreter state at this point of the deal (read it; do not move it)."""
         if self._live is not None:
             return self._live
-        if self._materialized is None:
-            self._materialized = self.node.interpreter_state(self.tree.game.spec)
-        return self._materialized
+        cached = self._materialized
+        if cached is None or cached[0] is not self.node:
+            cached = self._materialized = (
+                self.node,
+                self.node.interpreter_state(self.tree.game.spec),
+            )
+        return cached[1]
 
     def __getattr__(self, name: str) -> Any:
         # Everything else (observation, events, hands, stacks, pot, phase_id, ...) is read from
