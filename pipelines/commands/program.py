@@ -1,0 +1,51 @@
+"""``genstrat program check FILE --game SEED [--json]``: the admission test of a strategy program.
+
+Prints ``{"admitted": bool, "reason": ..., "median_move_ms": ...}`` with ``--json``.  The exit
+status is 0 when the program is admitted and 1 when it is not (a verdict, not an error); a
+missing file or an unknown game is an error (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    program = subparsers.add_parser("program", help="sandboxed strategy programs")
+    sub = program.add_subparsers(dest="program_command", metavar="SUBCOMMAND", required=True)
+    check = sub.add_parser("check", help="admission test: loads, plays legally, fast enough")
+    check.add_argument("file", type=Path, metavar="FILE")
+    check.add_argument(
+        "--game", required=True, metavar="SEED", help="seed, preset name or spec .json file"
+    )
+    check.add_argument("--deals", type=int, default=6, metavar="N")
+    check.add_argument("--json", action="store_true")
+    check.set_defaults(handler=check_command)
+
+
+def check_command(args: argparse.Namespace) -> int:
+    from engines.agents.sandbox import admit
+    from engines.gbg.catalog import resolve_game
+
+    if not args.file.is_file():
+        raise ValueError(f"no strategy program at {args.file}")
+    spec = resolve_game(args.game)
+    verdict = admit(args.file, spec, deals=args.deals)
+    record = {
+        "admitted": verdict.admitted,
+        "reason": verdict.reason,
+        "median_move_ms": verdict.median_move_ms,
+        "moves": verdict.moves,
+    }
+    if args.json:
+        print(json.dumps(record))
+    else:
+        median = "-" if verdict.median_move_ms is None else f"{verdict.median_move_ms:.2f} ms"
+        print(
+            f"{'admitted' if verdict.admitted else 'refused'}: {verdict.reason} "
+            f"(median move {median}, {verdict.moves} moves)"
+        )
+    return 0 if verdict.admitted else 1

@@ -1,0 +1,2 @@
+def act(observation, legal_actions, rng):
+    return "all in"

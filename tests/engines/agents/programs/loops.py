@@ -1,0 +1,3 @@
+def act(observation, legal_actions, rng):
+    while True:
+        pass

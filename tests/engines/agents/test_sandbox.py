@@ -1,0 +1,110 @@
+"""Strategy programs in the sandbox: admitted when well behaved; contained and rejected or
+forfeited with a reason when hostile; the host is unaffected."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from engines.agents.sandbox import Limits, Program, admit
+from engines.gbg import presets
+
+PROGRAMS = Path(__file__).with_name("programs")
+KUHN = presets.kuhn()
+OBS = {"hand": ["K♠"], "board": []}
+LEGAL = ["check", "bet 1"]
+
+
+def _one_move(name: str, limits: Limits | None = None) -> tuple[str, str]:
+    with Program(PROGRAMS / name, limits) as program:
+        outcome = program.act(OBS, LEGAL, seed=1)
+    return outcome.status, outcome.reason
+
+
+def test_a_good_program_is_admitted() -> None:
+    verdict = admit(PROGRAMS / "good.py", KUHN)
+    assert verdict.admitted, verdict.reason
+    assert verdict.moves > 0
+    assert verdict.median_move_ms is not None and verdict.median_move_ms < 100
+
+
+def test_writing_inside_the_scratch_folder_is_allowed() -> None:
+    assert _one_move("scratch_writer.py") == ("ok", "")
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "reason"),
+    [
+        ("network.py", "crash", "not allowed"),  # socket refused (and no network namespace)
+        ("writes.py", "crash", "writing /tmp/genstrat-sandbox-escape.txt is not allowed"),
+        ("memory.py", "crash", "MemoryError"),
+        ("forks.py", "crash", "os.fork is not allowed"),
+        ("subprocesses.py", "crash", "not allowed"),
+        ("illegal.py", "illegal", "returned 'all in'"),
+        ("raises.py", "crash", "RuntimeError: strategy bug"),
+        ("clock.py", "crash", "clocks are not available"),
+    ],
+)
+def test_hostile_programs_are_contained(name: str, status: str, reason: str) -> None:
+    got_status, got_reason = _one_move(name)
+    assert got_status == status
+    assert reason in got_reason
+
+
+def test_an_infinite_loop_times_out() -> None:
+    status, reason = _one_move("loops.py", Limits(move_seconds=1.0))
+    assert status == "timeout"
+    assert "no answer within 1 s" in reason
+
+
+def test_printing_megabytes_does_not_reach_the_host(capfd: pytest.CaptureFixture[str]) -> None:
+    assert _one_move("prints.py") == ("ok", "")
+    out, err = capfd.readouterr()
+    assert "xxxx" not in out and "xxxx" not in err
+
+
+def test_no_escape_file_was_written() -> None:
+    _one_move("writes.py")
+    assert not os.path.exists("/tmp/genstrat-sandbox-escape.txt")
+
+
+def test_no_state_survives_between_moves() -> None:
+    with Program(PROGRAMS / "stateful.py") as program:
+        first = program.act(OBS, LEGAL, seed=1)
+        second = program.act(OBS, LEGAL, seed=2)
+    assert first.status == second.status == "ok"
+    assert second.action == "check"
+
+
+def test_a_program_that_does_not_compile_is_refused() -> None:
+    verdict = admit(PROGRAMS / "broken.py", KUHN)
+    assert not verdict.admitted
+    assert verdict.reason.startswith("does not load: does not compile")
+
+
+@pytest.mark.parametrize("name", ["illegal.py", "raises.py", "loops.py"])
+def test_admission_rejects_with_a_reason(name: str) -> None:
+    verdict = admit(PROGRAMS / name, KUHN, limits=Limits(move_seconds=0.5))
+    assert not verdict.admitted
+    assert verdict.reason.split(":")[0] in {"illegal", "crash", "timeout"}
+
+
+def test_missing_program_is_one_clear_error() -> None:
+    with pytest.raises(ValueError, match="no strategy program at"):
+        Program(PROGRAMS / "nope.py")
+
+
+def test_program_check_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from pipelines.cli import main
+
+    assert main(["program", "check", str(PROGRAMS / "good.py"), "--game", "leduc", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["admitted"] is True and record["median_move_ms"] < 100
+    assert main(["program", "check", str(PROGRAMS / "illegal.py"), "--game", "kuhn", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["reason"].startswith("illegal")
+    assert main(["program", "check", "missing.py", "--game", "kuhn"]) == 2
+    assert "no strategy program at missing.py" in capsys.readouterr().err
