@@ -21,16 +21,15 @@ from types import ModuleType
 
 import dagster as dg
 
-from assets import pool, reference_games
+from assets import complete_pairs, match_corpus, pool, reference_games, roster
 from assets.resources import ProjectPaths, RunProfile
 from pipelines.io_managers import ParquetIOManager
 from pipelines.jobs import JOBS
 
 # The stages of the asset graph, in pipeline order (DESIGN.md, "Stages"). Each module exports
 # ``ASSETS`` and ``CHECKS``. Next: screening_axes/benchmark_games,
-# axis_scores, roster/match_corpus/complete_pairs, leaderboards/capability_profiles, ablations,
-# release_bundle.
-STAGES: tuple[ModuleType, ...] = (reference_games, pool)
+# axis_scores, leaderboards/capability_profiles, ablations, release_bundle.
+STAGES: tuple[ModuleType, ...] = (reference_games, pool, roster, match_corpus, complete_pairs)
 
 # Steps of a run launched from the UI or a schedule: at most two at a time (the machine has two
 # cores), each in a process forked from a server that has already imported the code location,

@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pandas as pd
@@ -136,6 +137,57 @@ def summary_lines(result: dg.ExecuteInProcessResult) -> list[str]:
     return lines
 
 
+def execution_plan(
+    job: dg.JobDefinition, graph: Any
+) -> list[tuple[str | None, list[dg.AssetKey] | None]]:
+    """The in-process runs that materialize ``job``: [(partition key or None, asset keys)].
+
+    A job without partitioned assets is one run of everything.  Otherwise (one partitions
+    definition, e.g. one partition per benchmark game): a run of the unpartitioned assets
+    upstream of the partitioned ones, one run per partition key of the partitioned assets, then
+    a run of everything downstream (which reads every partition).
+    """
+    keys = set(job.asset_layer.executable_asset_keys)
+    partitioned = {k for k in keys if graph.get(k).partitions_def is not None}
+    if not partitioned:
+        return [(None, None)]
+    partitions_defs = {graph.get(k).partitions_def for k in partitioned}
+    if len(partitions_defs) != 1:
+        raise SetupError("the main job's partitioned assets must share one partitions definition")
+    downstream: set[dg.AssetKey] = set()
+    frontier = list(partitioned)
+    while frontier:
+        for child in graph.get(frontier.pop()).child_keys:
+            if child not in downstream:
+                downstream.add(child)
+                frontier.append(child)
+    downstream -= partitioned
+    before = keys - partitioned - downstream
+    partitions_def = partitions_defs.pop()
+    assert partitions_def is not None
+    plan: list[tuple[str | None, list[dg.AssetKey] | None]] = []
+    if before:
+        plan.append((None, sorted(before)))
+    plan += [(key, sorted(partitioned)) for key in partitions_def.get_partition_keys()]
+    if downstream & keys:
+        plan.append((None, sorted(downstream & keys)))
+    return plan
+
+
+def plan_steps(
+    plan: list[tuple[str | None, list[dg.AssetKey] | None]],
+    graph: Any,
+    checks: Sequence[dg.AssetChecksDefinition],
+) -> int:
+    """How many steps the plan runs (a multi-asset is one step; standalone checks count)."""
+    total = 0
+    for _, selection in plan:
+        keys = set(selection if selection is not None else graph.get_all_asset_keys())
+        total += len({id(graph.get(k).assets_def) for k in keys if graph.get(k).is_executable})
+        total += sum(1 for c in checks if any(ck.asset_key in keys for ck in c.check_keys))
+    return total
+
+
 def main() -> int:
     started = time.perf_counter()
     try:
@@ -147,6 +199,8 @@ def main() -> int:
         from pipelines.definitions import defs
 
         job = defs.resolve_job_def(MAIN_JOB_NAME)
+        graph = defs.resolve_asset_graph()
+        plan = execution_plan(job, graph)
     except Exception as exc:  # a broken code location: say so in one line
         print(
             f"genstrat run: error: could not load the code location: {exc!s}".splitlines()[0]
@@ -155,27 +209,47 @@ def main() -> int:
         )
         return 1
 
-    progress = StepProgress(total=len(job.nodes))
+    checks = list(defs.asset_checks or [])
+    total = plan_steps(plan, graph, checks) if len(plan) > 1 else len(job.nodes)
+    progress = StepProgress(total=total)
+    runs = f", {len(plan)} runs" if len(plan) > 1 else ""
     print(
-        f"genstrat: materializing {MAIN_JOB_NAME} ({progress.total} steps, profile "
+        f"genstrat: materializing {MAIN_JOB_NAME} ({progress.total} steps{runs}, profile "
         f"{profile.name}) into {instance.root_directory}",
         flush=True,
     )
+    lines: list[str] = []
+    run_ids: list[str] = []
     with instance:
-        result = job.with_hooks(progress.hooks()).execute_in_process(
-            instance=instance,
-            run_config=QUIET_RUN_CONFIG,
-            tags={"genstrat/profile": profile.name},
-            raise_on_error=False,
-        )
-        problem = failure_line(result)
-        if problem is not None:
-            print(f"genstrat run: error: {problem} (run {result.run_id})", file=sys.stderr)
-            return 1
-        for line in summary_lines(result):
+        hooked = job.with_hooks(progress.hooks())
+        for partition_key, selection in plan:
+            result = hooked.execute_in_process(
+                instance=instance,
+                run_config=QUIET_RUN_CONFIG,
+                tags={"genstrat/profile": profile.name},
+                raise_on_error=False,
+                partition_key=partition_key,
+                asset_selection=selection,
+            )
+            run_ids.append(result.run_id)
+            problem = failure_line(result)
+            if problem is not None:
+                where = f" partition {partition_key}," if partition_key else ""
+                print(
+                    f"genstrat run: error: {problem} ({where} run {result.run_id})".replace(
+                        "(, ", "("
+                    ).replace("( ", "("),
+                    file=sys.stderr,
+                )
+                return 1
+            lines += [
+                f"{line} [{partition_key}]" if partition_key and not line.startswith(" ") else line
+                for line in summary_lines(result)
+            ]
+        for line in lines:
             print(line)
     elapsed = time.perf_counter() - started
-    print(f"genstrat: run {result.run_id} succeeded in {elapsed:.1f} s", flush=True)
+    print(f"genstrat: run {', '.join(run_ids)} succeeded in {elapsed:.1f} s", flush=True)
     return 0
 
 

@@ -1,4 +1,6 @@
-"""Built-in bots: ``random`` (the uniform policy L0) and ``heuristic`` (plays on hand strength).
+"""Built-in bots: ``random`` (the uniform policy L0), ``heuristic`` (plays on hand strength),
+and the registry of every built-in agent (``population``, ``search`` and ``equilibrium`` live in
+their own modules).
 
 The heuristic estimates the chance that its current hand beats the opponent's at showdown, by
 dealing the opponent random hands from the cards it has not seen and comparing them under the
@@ -9,10 +11,12 @@ checks or folds; every other kind of decision it makes uniformly at random.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from engines.gbg.engine import State
 
@@ -83,17 +87,61 @@ class HeuristicAgent:
         return "fold"
 
 
-BUILTIN_AGENTS: dict[str, Callable[[], Any]] = {
+def check_params(agent_class: type[Any], name: str, params: Mapping[str, Any]) -> None:
+    """``ValueError`` for a parameter ``agent_class`` does not take or of the wrong type."""
+    fields = {f.name: f for f in dataclasses.fields(agent_class) if not f.name.startswith("_")}
+    for key, value in params.items():
+        found = fields.get(key)
+        if found is None or key == "name":
+            known = ", ".join(k for k in fields if k != "name") or "none"
+            raise ValueError(f"built-in agent {name!r} takes no parameter {key!r} (known: {known})")
+        expected = type(found.default)
+        if expected in (int, float, str) and not (
+            type(value) is expected or (expected is float and type(value) is int)
+        ):
+            raise ValueError(
+                f"built-in agent {name!r}: parameter {key!r} must be {expected.__name__}, "
+                f"got {type(value).__name__}"
+            )
+
+
+def _lazy(module: str, class_name: str) -> Callable[..., Any]:
+    """A factory that imports the agent's module only when the agent is first built."""
+
+    def make(**params: Any) -> Any:
+        agent_class = getattr(importlib.import_module(module), class_name)
+        return agent_class(**params)
+
+    make.module = module  # type: ignore[attr-defined]
+    make.class_name = class_name  # type: ignore[attr-defined]
+    return make
+
+
+BUILTIN_AGENTS: dict[str, Callable[..., Any]] = {
     "random": RandomAgent,
+    "population": _lazy("engines.agents.population", "PopulationAgent"),
     "heuristic": HeuristicAgent,
+    "search": _lazy("engines.agents.search", "SearchAgent"),
+    "equilibrium": _lazy("engines.agents.equilibrium", "EquilibriumAgent"),
 }
 
 
-def builtin_agent(name: str) -> Any:
-    """The built-in agent called ``name``; ``ValueError`` lists the known names otherwise."""
-    try:
-        return BUILTIN_AGENTS[name]()
-    except KeyError:
-        raise ValueError(
-            f"unknown built-in agent {name!r}; known: {', '.join(BUILTIN_AGENTS)}"
-        ) from None
+def agent_class(name: str) -> type[Any]:
+    """The class of built-in agent ``name`` (imports its module)."""
+    make = BUILTIN_AGENTS[name]
+    if isinstance(make, type):
+        return make
+    return cast(type[Any], getattr(importlib.import_module(make.module), make.class_name))  # type: ignore[attr-defined]
+
+
+def builtin_agent(name: str, params: Mapping[str, Any] | None = None) -> Any:
+    """The built-in agent called ``name`` with keyword ``params``.
+
+    ``ValueError`` lists the known names for an unknown agent, and names a parameter the agent
+    does not take, of the wrong type, or with a value it refuses.
+    """
+    if name not in BUILTIN_AGENTS:
+        raise ValueError(f"unknown built-in agent {name!r}; known: {', '.join(BUILTIN_AGENTS)}")
+    options = dict(params or {})
+    check_params(agent_class(name), name, options)
+    return BUILTIN_AGENTS[name](**options)

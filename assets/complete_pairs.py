@@ -1,0 +1,111 @@
+"""Stage: ``complete_pairs``, the runs whose two seat-swapped deals both completed (Section 5).
+
+Thin: ``engines.tournament.pairs.complete_pairs`` drops timeouts and errors and keeps only runs
+whose two deals both completed, over every game's partition of ``match_corpus``; the counts of
+what was dropped and why are metadata.  This is the table the statistics stages fit.
+
+Blocking checks (release gates): both seats present in every run (two deals, seats swapped,
+one play seed), no duplicate match ids across games, and every model's parse-fallback rate over
+the whole corpus within ``MAX_FALLBACK_RATE`` (the paper's worst model fell back on 0.33% of its
+moves; the bound is set at three times that, since a small corpus makes rates noisy).
+"""
+
+from collections.abc import Mapping
+
+import dagster as dg
+import pandas as pd
+
+from assets.metadata import markdown_table
+from assets.roster import GROUP_NAME
+from engines.tournament.pairs import (
+    PAPER_WORST_FALLBACK_RATE,
+    both_seats_problems,
+    duplicate_id_problems,
+    fallback_problems,
+    fallback_rates,
+)
+from engines.tournament.pairs import (
+    complete_pairs as keep_complete_pairs,
+)
+
+MAX_FALLBACK_RATE = 3 * PAPER_WORST_FALLBACK_RATE
+
+
+def as_frame(parts: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """All partitions of a per-game asset as one table."""
+    if isinstance(parts, pd.DataFrame):
+        return parts
+    frames = [frame for _, frame in sorted(parts.items()) if not frame.empty]
+    if not frames:
+        raise ValueError("match_corpus has no matches in any partition")
+    return pd.concat(frames, ignore_index=True)
+
+
+@dg.asset(
+    group_name=GROUP_NAME,
+    kinds={"pandas", "parquet"},
+    description="Runs whose two seat-swapped deals both completed, across every benchmark game; "
+    "counts of dropped deals by reason.",
+)
+def complete_pairs(match_corpus: dict[str, pd.DataFrame]) -> dg.Output[pd.DataFrame]:
+    matches = as_frame(match_corpus)
+    kept, dropped = keep_complete_pairs(matches)
+    rates = fallback_rates(matches)
+    return dg.Output(
+        kept,
+        metadata={
+            "dagster/row_count": len(kept),
+            "matches": len(matches),
+            "runs_kept": int(kept["run_id"].nunique()) if len(kept) else 0,
+            "dropped": sum(dropped.values()),
+            "dropped_by_reason": dg.MetadataValue.json(dropped),
+            "fallback_rates": dg.MetadataValue.md(markdown_table(rates)),
+        },
+    )
+
+
+def _result(problems: list[str], **extra: object) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        passed=not problems,
+        metadata={"problems": "; ".join(problems[:20]) or "none", "count": len(problems), **extra},
+    )
+
+
+@dg.asset_check(
+    asset=complete_pairs,
+    blocking=True,
+    description="Every run is two deals with the seats swapped and one play seed.",
+)
+def both_seats_in_every_run(complete_pairs: pd.DataFrame) -> dg.AssetCheckResult:
+    return _result(both_seats_problems(complete_pairs))
+
+
+@dg.asset_check(
+    asset=complete_pairs,
+    blocking=True,
+    description="No match id appears twice, across every game.",
+)
+def unique_match_ids(complete_pairs: pd.DataFrame) -> dg.AssetCheckResult:
+    return _result(duplicate_id_problems(complete_pairs))
+
+
+@dg.asset_check(
+    asset=complete_pairs,
+    blocking=True,
+    additional_ins={"match_corpus": dg.AssetIn()},
+    description=f"Every model's parse-fallback rate over the whole corpus is at most "
+    f"{MAX_FALLBACK_RATE:.2%}.",
+)
+def fallback_rate_within_bound(
+    complete_pairs: pd.DataFrame, match_corpus: dict[str, pd.DataFrame]
+) -> dg.AssetCheckResult:
+    matches = as_frame(match_corpus)
+    return _result(fallback_problems(matches, MAX_FALLBACK_RATE), bound=MAX_FALLBACK_RATE)
+
+
+ASSETS: list[dg.AssetsDefinition] = [complete_pairs]
+CHECKS: list[dg.AssetChecksDefinition] = [
+    both_seats_in_every_run,
+    unique_match_ids,
+    fallback_rate_within_bound,
+]

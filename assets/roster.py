@@ -1,0 +1,130 @@
+"""Stage: ``roster``, the players of the tournament (paper, Section 5, "Models").
+
+One row per player: its kind, the built-in agent and parameters or the provider's model id,
+endpoint and every request setting, its block and family, its price, and its fingerprint (the
+hash of what determines its play, part of every match id).  For an LLM player only the *name*
+of the environment variable holding its key is recorded, never a key.
+
+The roster file comes from the asset's config (``path``); left unset, the demo roster
+(``assets/rosters/demo.yaml``, built-in bots only).  A profile with ``builtin_roster_only``
+refuses a roster with LLM players, so the demo never needs an API key.
+"""
+
+import json
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+from pydantic import Field
+
+from assets.metadata import markdown_table
+from assets.resources import RunProfile
+from engines.agents.roster import ApiEntry, BuiltinEntry, Roster, load_roster, roster_json
+
+GROUP_NAME = "tournament"
+DEMO_ROSTER = Path(__file__).with_name("rosters") / "demo.yaml"
+
+COLUMNS: tuple[dg.TableColumn, ...] = (
+    dg.TableColumn("name", "string", description="player name, as in the corpus"),
+    dg.TableColumn("kind", "string", description="builtin | openai | anthropic | gemini"),
+    dg.TableColumn("model", "string", description="built-in agent or the provider's model id"),
+    dg.TableColumn("endpoint", "string", description="API root URL (empty for built-ins)"),
+    dg.TableColumn("api_key_env", "string", description="NAME of the key's env variable"),
+    dg.TableColumn("settings", "string", description="request settings / agent params (JSON)"),
+    dg.TableColumn("response_format", "string", description="JSON mode of the requests"),
+    dg.TableColumn("rethinks", "int", description="retries after an unparsable/illegal reply"),
+    dg.TableColumn("block", "string", description="tournament block"),
+    dg.TableColumn("family", "string", description="model family (optional)"),
+    dg.TableColumn("variant", "string", description="variant within the family (optional)"),
+    dg.TableColumn("input_per_mtok", "float", description="USD per million input tokens"),
+    dg.TableColumn("output_per_mtok", "float", description="USD per million output tokens"),
+    dg.TableColumn("fingerprint", "string", description="hash of what determines its play"),
+    dg.TableColumn("roster_json", "string", description="the whole roster, canonical JSON"),
+)
+
+
+class RosterConfig(dg.Config):
+    """Which roster file to read (YAML); unset means the demo roster."""
+
+    path: str | None = Field(default=None, description="roster YAML file; default: demo roster")
+
+
+def roster_table(roster: Roster) -> pd.DataFrame:
+    """The roster as the asset's table (one row per player)."""
+    whole = roster_json(roster)
+    rows = []
+    for entry in roster.players:
+        row: dict[str, object] = {
+            "name": entry.name,
+            "kind": entry.kind,
+            "block": entry.block,
+            "family": entry.family,
+            "variant": entry.variant,
+            "rethinks": roster.rethinks_of(entry),
+            "fingerprint": roster.fingerprint(entry.name),
+            "roster_json": whole,
+        }
+        if isinstance(entry, BuiltinEntry):
+            row |= {
+                "model": entry.agent,
+                "endpoint": "",
+                "api_key_env": None,
+                "settings": json.dumps(entry.params, sort_keys=True),
+                "response_format": "none",
+                "input_per_mtok": 0.0,
+                "output_per_mtok": 0.0,
+            }
+        else:
+            assert isinstance(entry, ApiEntry)
+            row |= {
+                "model": entry.model,
+                "endpoint": entry.endpoint,
+                "api_key_env": entry.api_key_env,
+                "settings": json.dumps(entry.settings, sort_keys=True),
+                "response_format": entry.response_format,
+                "input_per_mtok": entry.price.input_per_mtok,
+                "output_per_mtok": entry.price.output_per_mtok,
+            }
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=[c.name for c in COLUMNS])
+    frame["rethinks"] = frame["rethinks"].astype("int64")
+    return frame
+
+
+def roster_from_table(table: pd.DataFrame) -> Roster:
+    """The ``Roster`` a ``roster`` table was made from."""
+    from engines.agents.roster import parse_roster
+
+    if table.empty:
+        raise ValueError("the roster table is empty")
+    return parse_roster(json.loads(str(table["roster_json"].iloc[0])), "roster asset")
+
+
+@dg.asset(
+    group_name=GROUP_NAME,
+    kinds={"pandas", "parquet"},
+    description="The tournament's players: provider, model id, request settings, block, family.",
+    metadata={"dagster/column_schema": dg.TableSchema(columns=list(COLUMNS))},
+)
+def roster(config: RosterConfig, profile: RunProfile) -> dg.Output[pd.DataFrame]:
+    chosen = profile.get()
+    path = Path(config.path) if config.path else DEMO_ROSTER
+    parsed = load_roster(path)
+    if chosen.builtin_roster_only and any(p.kind != "builtin" for p in parsed.players):
+        raise ValueError(
+            f"profile {chosen.name} plays built-in bots only, but roster {path} has LLM players"
+        )
+    frame = roster_table(parsed)
+    shown = frame[["name", "kind", "model", "block", "settings", "fingerprint"]]
+    return dg.Output(
+        frame,
+        metadata={
+            "dagster/row_count": len(frame),
+            "source": str(path),
+            "players": dg.MetadataValue.md(markdown_table(shown)),
+        },
+    )
+
+
+ASSETS: list[dg.AssetsDefinition] = [roster]
+CHECKS: list[dg.AssetChecksDefinition] = []

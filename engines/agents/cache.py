@@ -1,0 +1,105 @@
+"""The response cache: every provider reply, keyed by the hash of the request that produced it.
+
+A resumed or repeated tournament reuses answers, and a release can be rebuilt from the cache
+without calling any provider (``offline``: a miss is an error instead of a call).
+
+The key is the SHA-256 of the canonical JSON of: the provider kind, the endpoint URL, the
+request body (model, system prompt, conversation, settings, response format) and the *call id*
+(match id, move index and attempt).  The call id makes every call of a tournament its own
+entry, so at a temperature above zero two matches that reach the same prompt do not share one
+sampled answer, while a replay of the same match reads back exactly the answers it got.  The
+API key is not part of the request body and is never stored; the stored reply is the
+provider's JSON body (redacted by the caller) and the latency of the original call.
+
+Storage is one SQLite file in WAL mode: each entry is committed on its own, so a process killed
+at any moment loses at most the reply it was writing, never the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def request_key(kind: str, url: str, body: dict[str, Any], call_id: str) -> str:
+    """The cache key of a request (see the module docstring)."""
+    text = json.dumps(
+        {"kind": kind, "url": url, "body": body, "call": call_id},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedReply:
+    body: Any
+    latency_s: float
+
+
+class CacheMiss(Exception):
+    """An offline cache has no reply for a request."""
+
+
+class ResponseCache:
+    """A persistent (SQLite file) or in-memory (``path=None``) map from request key to reply."""
+
+    def __init__(self, path: Path | None, offline: bool = False) -> None:
+        self.path = path
+        self.offline = offline
+        self.hits = 0
+        self.misses = 0
+        self._memory: dict[str, CachedReply] = {}
+        self._db: sqlite3.Connection | None = None
+        if path is not None:
+            if offline and not path.exists():
+                raise ValueError(f"offline replay needs the response cache {path}; it is missing")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS replies ("
+                " key TEXT PRIMARY KEY, kind TEXT NOT NULL, model TEXT NOT NULL,"
+                " body TEXT NOT NULL, latency_s REAL NOT NULL)"
+            )
+
+    def get(self, key: str) -> CachedReply | None:
+        found = self._memory.get(key)
+        if found is None and self._db is not None:
+            row = self._db.execute(
+                "SELECT body, latency_s FROM replies WHERE key = ?", (key,)
+            ).fetchone()
+            if row is not None:
+                found = CachedReply(json.loads(row[0]), float(row[1]))
+        if found is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return found
+
+    def put(self, key: str, kind: str, model: str, body: Any, latency_s: float) -> None:
+        reply = CachedReply(body, latency_s)
+        if self._db is None:
+            self._memory[key] = reply
+            return
+        self._db.execute(
+            "INSERT OR REPLACE INTO replies (key, kind, model, body, latency_s) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (key, kind, model, json.dumps(body, ensure_ascii=False), latency_s),
+        )
+
+    def __len__(self) -> int:
+        if self._db is None:
+            return len(self._memory)
+        return int(self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

@@ -1,0 +1,1 @@
+"""Tournaments: scheduling paired deals, playing matches, the resumable corpus (Section 5)."""

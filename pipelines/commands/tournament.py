@@ -1,0 +1,113 @@
+"""``genstrat tournament``: play a tournament of paired deals into a resumable corpus.
+
+- ``tournament run --roster FILE --games SEEDS --runs N --out DIR [--json]``: play every
+  scheduled deal not yet in ``DIR`` and write ``DIR/matches.parquet`` and ``DIR/moves.parquet``.
+  Killed at any moment and started again with the same command, it ends with the corpus an
+  uninterrupted run writes.  ``SEEDS``: comma-separated generator seeds, preset names or spec
+  files.  ``--parallel`` bounds the matches in flight; ``--retry-failed`` plays recorded
+  timeouts and errors again; ``--offline`` answers every model call from ``DIR/cache.sqlite``
+  (a rebuild that calls no provider).
+
+Progress (matches done of scheduled, rate, ETA) goes to stderr; the summary to stdout (JSON with
+``--json``).  Exit status 0 when every scheduled match is recorded, 1 when a player was stopped
+and some matches were not played (the message names the player and why), 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    tournament = subparsers.add_parser("tournament", help="play paired-deal tournaments")
+    sub = tournament.add_subparsers(dest="tournament_command", metavar="SUBCOMMAND", required=True)
+    run = sub.add_parser("run", help="play (or resume) a tournament into a folder")
+    run.add_argument("--roster", required=True, metavar="FILE", help="roster YAML file")
+    run.add_argument(
+        "--games", required=True, metavar="SEEDS", help="comma-separated seeds or preset names"
+    )
+    run.add_argument("--runs", required=True, type=int, metavar="N", help="runs per matchup")
+    run.add_argument("--out", required=True, metavar="DIR", help="output folder (resumable)")
+    run.add_argument("--parallel", type=int, default=64, metavar="M", help="matches in flight")
+    run.add_argument("--retry-failed", action="store_true", help="replay timeouts and errors")
+    run.add_argument("--offline", action="store_true", help="answer only from the cache")
+    run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    run.set_defaults(handler=run_command)
+
+
+class _ProgressLine:
+    """Periodic counts on stderr: done/total, matches per second, ETA."""
+
+    def __init__(self, enabled: bool, every_s: float = 2.0) -> None:
+        self.enabled = enabled
+        self.every_s = every_s
+        self.last = -every_s
+
+    def __call__(self, progress: Any) -> None:
+        if not self.enabled:
+            return
+        final = progress.done == progress.total
+        if progress.elapsed_s - self.last < self.every_s and not final:
+            return
+        self.last = progress.elapsed_s
+        rate = progress.played / progress.elapsed_s if progress.elapsed_s > 0 else 0.0
+        left = progress.total - progress.done
+        eta = f"{left / rate:,.0f} s" if rate > 0 else "?"
+        print(
+            f"tournament: {progress.done:,}/{progress.total:,} matches, "
+            f"{rate:,.1f} matches/s, {progress.moves:,} moves, ETA {eta}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from engines.agents.roster import load_roster
+    from engines.tournament.runner import run_tournament
+    from engines.tournament.schedule import parse_game_list, resolve_games
+
+    if args.runs < 1:
+        raise ValueError(f"--runs must be at least 1, got {args.runs}")
+    if args.parallel < 1:
+        raise ValueError(f"--parallel must be at least 1, got {args.parallel}")
+    roster = load_roster(Path(args.roster))
+    games = resolve_games(parse_game_list(args.games))
+    summary = run_tournament(
+        roster,
+        games,
+        args.runs,
+        Path(args.out),
+        parallel=args.parallel,
+        retry_failed=args.retry_failed,
+        offline=args.offline,
+        progress=_ProgressLine(not args.quiet),
+    )
+    report = summary.as_dict()
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        statuses = ", ".join(f"{n} {s}" for s, n in report["status_counts"].items()) or "none"
+        print(
+            f"tournament: {report['recorded']}/{report['scheduled']} matches recorded "
+            f"({statuses}); played {report['played']} now, {report['resumed']} from before"
+        )
+        for name, rates in report["per_player"].items():
+            print(
+                f"  {name:<24} {int(rates['moves']):>7} moves  fallbacks "
+                f"{rates['fallback_rate']:6.2%}  rethinks {rates['rethink_rate']:6.2%}"
+            )
+        print(f"  matches: {report['matches']}\n  moves:   {report['moves']}")
+    for message in summary.stopped.values():
+        print(f"genstrat: {message}", file=sys.stderr)
+    if summary.not_played:
+        print(
+            f"genstrat: {summary.not_played} matches not played; run the same command again "
+            "once the cause is fixed",
+            file=sys.stderr,
+        )
+    return 0 if summary.finished else 1
