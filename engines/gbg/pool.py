@@ -10,6 +10,7 @@ pool stops at the seed that brings the N-th acceptance, whatever the scheduling.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import statistics
 import time
@@ -105,6 +106,10 @@ def screen(
     config = config or GenerationConfig()
     settings = settings or AcceptanceSettings()
     workers = workers or min(2, os.cpu_count() or 1)
+    if multiprocessing.current_process().daemon:
+        # Inside a daemonic worker (e.g. a Dask worker) no child processes may start: the
+        # cluster provides the parallelism, so screen in this process.
+        workers = 1
     limit = max_seeds if max_seeds is not None else 50 * max(target, 1) + 1000
     cfg, sts = config.model_dump_json(), settings.model_dump_json()
     sampled = accepted = 0
