@@ -23,6 +23,7 @@ import dagster as dg
 
 from assets import complete_pairs, match_corpus, pool, reference_games, roster
 from assets.resources import ProjectPaths, RunProfile
+from pipelines.automation import SCHEDULES, SENSORS
 from pipelines.io_managers import ParquetIOManager
 from pipelines.jobs import JOBS
 
@@ -38,9 +39,6 @@ STAGES: tuple[ModuleType, ...] = (reference_games, pool, roster, match_corpus, c
 EXECUTOR = dg.multiprocess_executor.configured(
     {"max_concurrent": 2, "start_method": {"forkserver": {}}}
 )
-
-SCHEDULES: list[dg.ScheduleDefinition] = []
-SENSORS: list[dg.SensorDefinition] = []
 
 
 def stage_assets(stages: Sequence[ModuleType] = STAGES) -> list[dg.AssetsDefinition]:

@@ -1,0 +1,59 @@
+"""The nightly schedule and the roster sensor."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from pipelines.automation import nightly_refresh, roster_sensor
+from pipelines.definitions import defs
+
+ROSTER = """players:
+  - {name: random, kind: builtin, agent: random}
+  - {name: heuristic, kind: builtin, agent: heuristic}
+"""
+
+
+def test_nightly_schedule_targets_the_main_job_in_utc() -> None:
+    assert nightly_refresh.cron_schedule == "0 2 * * *"
+    assert nightly_refresh.execution_timezone == "UTC"
+    assert nightly_refresh.job_name == "main_job"
+    assert defs.resolve_schedule_def("nightly_refresh") is not None
+
+
+def test_roster_sensor_requests_runs_for_new_players(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "roster.yaml"
+    path.write_text(ROSTER, encoding="utf-8")
+    monkeypatch.setenv("GENSTRAT_ROSTER", str(path))
+
+    first = roster_sensor(dg.build_sensor_context(cursor=None))
+    assert isinstance(first, dg.SensorResult)
+    (request,) = first.run_requests or []
+    assert request.tags["genstrat/new_players"] == "random,heuristic"
+    assert request.run_config == {"ops": {"roster": {"config": {"path": str(path)}}}}
+
+    same = roster_sensor(dg.build_sensor_context(cursor=first.cursor))
+    assert isinstance(same, dg.SkipReason)
+
+    path.write_text(ROSTER + "  - {name: search-2, kind: builtin, agent: search}\n")
+    later = roster_sensor(dg.build_sensor_context(cursor=first.cursor))
+    assert isinstance(later, dg.SensorResult)
+    (request,) = later.run_requests or []
+    assert request.tags["genstrat/new_players"] == "search-2"
+    assert json.loads(later.cursor or "{}")["players"] == ["random", "heuristic", "search-2"]
+
+
+def test_roster_sensor_skips_a_broken_roster(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "roster.yaml"
+    path.write_text("players: [{name: x, kind: nonsense}]\n", encoding="utf-8")
+    monkeypatch.setenv("GENSTRAT_ROSTER", str(path))
+    result = roster_sensor(dg.build_sensor_context(cursor=None))
+    assert isinstance(result, dg.SkipReason)
+    assert "unreadable" in (result.skip_message or "")
