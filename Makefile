@@ -11,7 +11,7 @@ export DAGSTER_HOME := $(CURDIR)/.dagster_home
 export GENSTRAT_DATA := $(CURDIR)/data
 export PYTHONHASHSEED := 0
 
-.PHONY: install run test ui lint typecheck pytest bench clean
+.PHONY: install run test ui lint typecheck pytest bench clean browser
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=/path/to/python3.11'" >&2; exit 1; }
@@ -40,7 +40,13 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: install
+# Headless Chromium (Debian's package) for the end-to-end UI test; installed once if missing.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing chromium (Debian package) for the UI test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+pytest: install browser
 	$(BIN)/pytest -q
 
 ui: install
