@@ -108,3 +108,16 @@ def test_program_check_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert json.loads(capsys.readouterr().out)["reason"].startswith("illegal")
     assert main(["program", "check", "missing.py", "--game", "kuhn"]) == 2
     assert "no strategy program at missing.py" in capsys.readouterr().err
+
+
+def test_procedural_reading_of_a_program_covers_every_kuhn_situation() -> None:
+    from engines.agents.reading import reading
+
+    with Program(PROGRAMS / "good.py") as program:
+        text = reading(program, KUHN, seat=1)
+    lines = [line for line in text.splitlines() if line.startswith("- Holding")]
+    # Bob decides after Alice's check or bet, holding one of three cards: 6 situations.
+    assert len(lines) == 6
+    assert "in every situation it can face" in text
+    assert "- Holding K♠; so far: Alice: bet 1. It plays call." in text
+    assert "- Holding J♠; so far: Alice: check. It plays check." in text
