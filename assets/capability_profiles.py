@@ -15,13 +15,8 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
-from assets.leaderboards import (
-    GROUP_NAME,
-    StatsConfig,
-    image_metadata,
-    markdown_table,
-    numbers,
-)
+from assets.leaderboards import GROUP_NAME, StatsConfig, numbers
+from assets.metadata import image_metadata, markdown_table
 from engines.stats.analysis import Analysis, analyse
 from engines.stats.composite import AXES
 from engines.stats.profiles import PROFILE_COLUMNS

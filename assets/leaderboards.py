@@ -5,7 +5,6 @@ its tables into the asset's value (Table 1) and metadata (the other tables as Ma
 figures as embedded PNG images).
 """
 
-import base64
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,6 +13,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
+from assets.metadata import image_metadata, markdown_table
 from engines.stats.analysis import Analysis, AnalysisConfig, analyse
 
 GROUP_NAME = "statistics"
@@ -38,29 +38,6 @@ class StatsConfig(dg.Config):
 
     def analysis_config(self) -> AnalysisConfig:
         return AnalysisConfig(n_boot=self.bootstrap, n_subsets=self.subsets)
-
-
-def markdown_table(frame: pd.DataFrame, index: bool = False, digits: int = 2) -> str:
-    """A GitHub-flavoured Markdown table; floats to ``digits`` places, NaN as an en dash."""
-    table = frame.reset_index() if index else frame
-
-    def cell(value: Any) -> str:
-        if isinstance(value, float | np.floating):
-            return "–" if not np.isfinite(value) else f"{value:.{digits}f}"
-        return str(value)
-
-    lines = [
-        "| " + " | ".join(str(c) for c in table.columns) + " |",
-        "|" + "---|" * len(table.columns),
-    ]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(False)]
-    return "\n".join(lines)
-
-
-def image_metadata(png: bytes, title: str) -> dg.MetadataValue:
-    """A PNG embedded in Markdown, which the Dagster UI renders inline."""
-    encoded = base64.b64encode(png).decode("ascii")
-    return dg.MetadataValue.md(f"![{title}](data:image/png;base64,{encoded})")
 
 
 def numbers(summary: Mapping[str, Any]) -> dict[str, Any]:

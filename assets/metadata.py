@@ -5,16 +5,17 @@ from __future__ import annotations
 import base64
 
 import dagster as dg
+import numpy as np
 import pandas as pd
 
 
-def markdown_table(table: pd.DataFrame, index: bool = False, digits: int = 3) -> str:
-    """A DataFrame as a Markdown table (floats rounded to ``digits``)."""
+def markdown_table(table: pd.DataFrame, index: bool = False, digits: int = 2) -> str:
+    """A GitHub-flavoured Markdown table; floats to ``digits`` places, NaN as an en dash."""
     frame = table.reset_index() if index else table
 
     def cell(value: object) -> str:
-        if isinstance(value, float):
-            return f"{value:.{digits}f}"
+        if isinstance(value, float | np.floating):
+            return "–" if not np.isfinite(value) else f"{value:.{digits}f}"
         return str(value)
 
     lines = [

@@ -413,25 +413,23 @@ class State:
     def finish_phase(self) -> None:
         """Leave the current phase by the first edge whose predicate holds."""
         g = self.g
-        target = g.straight[self.phase]
-        if target is not None:
-            if target < 0:
-                self.showdown()
-            else:
-                self.phase = target
-                self.events.append((PUBLIC, "phase", -1, target))
-                g.handlers[target].enter(self)
-            return
-        for k, (target, test) in enumerate(g.edges[self.phase]):
+        straight = g.straight[self.phase]
+        target = straight if straight is not None else self._branch()
+        if target < 0:
+            self.showdown()
+        else:
+            self.phase = target
+            self.events.append((PUBLIC, "phase", -1, target))
+            g.handlers[target].enter(self)
+
+    def _branch(self) -> int:
+        """The target of the first edge whose predicate holds (the last edge always does)."""
+        edges = self.g.edges[self.phase]
+        for k, (target, test) in enumerate(edges):
             if test is None or test(self):
-                self.branches.append((self.phase, k))  # edge k held, edges before it did not
-                if target < 0:
-                    self.showdown()
-                else:
-                    self.phase = target
-                    self.events.append((PUBLIC, "phase", -1, target))
-                    g.handlers[target].enter(self)
-                return
+                self.branches.append((self.phase, k))  # edge k held, those before did not
+                return target
+        raise AssertionError(f"phase {self.phase_id}: no edge holds (the last must be plain)")
 
     def fold(self, seat: int) -> None:
         """``seat`` folded (its action is already logged): the opponent takes the pot."""

@@ -207,26 +207,14 @@ class TreeState(State):
             return self._live.returns()
         return self.node.returns
 
-    def is_terminal(self) -> bool:
-        return self.current_player == TERMINAL
-
-    # --- the rest of the API ----------------------------------------------------------------
+    # ``is_terminal``, ``verify_apply`` and ``can_apply`` are ``State``'s: they read only
+    # ``current_player`` and ``_legal``, which this class keeps up to date.
 
     def is_chance_node(self) -> bool:
-        return False
+        return False  # chance is resolved as the deal reaches it
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return []
-
-    def verify_apply(self, action: str) -> None:
-        if self.current_player < 0:
-            node = "terminal" if self.current_player == TERMINAL else "chance"
-            raise ValueError(f"no player is to move at a {node} node")
-        if action not in self._legal:
-            raise ValueError(f"illegal action {action!r}; legal: {list(self._legal)}")
-
-    def can_apply(self, action: str) -> bool:
-        return self.current_player >= 0 and action in self._legal
 
     def information_state(self, seat: int | str) -> str:
         s = seat if isinstance(seat, int) else ("alice", "bob").index(seat)
