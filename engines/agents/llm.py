@@ -46,6 +46,10 @@ from engines.gbg import rulebook
 from engines.gbg.engine import State
 from engines.gbg.render import turn_prompt
 
+# A cached call that failed (retries exhausted, malformed reply) is stored under this key, so
+# an offline rebuild reproduces the failed match; a live run ignores it and asks again.
+FAILURE_KEY = "__genstrat_failed_call__"
+
 
 @dataclass(frozen=True)
 class Price:
@@ -101,7 +105,11 @@ class LLMPlayer:
         key = request_key(self.provider.kind, request.url, request.body, call_id)
         cached = self.cache.get(key)
         if cached is not None:
-            return self._read(cached.body), cached.latency_s, 0, True
+            failure = cached.body.get(FAILURE_KEY) if isinstance(cached.body, dict) else None
+            if failure is None:
+                return self._read(cached.body), cached.latency_s, 0, True
+            if self.cache.offline:  # a rebuild replays the failure; a live run asks again
+                raise MoveFailed(failure["kind"], failure["message"])
         if self.cache.offline or self.transport is None:
             raise self.stop(str(CacheMiss(f"no cached reply for call {call_id} (offline)")))
         secrets = (self.api_key,) if self.api_key else ()
@@ -111,14 +119,30 @@ class LLMPlayer:
         except NonRetryableError as exc:
             raise self.stop(str(exc)) from None
         except RetriesExhausted as exc:
-            raise MoveFailed(exc.kind, f"player {self.name!r}: {exc}") from None
+            message = f"player {self.name!r}: {exc}"
+            self.cache.put(
+                key,
+                self.provider.kind,
+                self.model,
+                {FAILURE_KEY: {"kind": exc.kind, "message": message}},
+                0.0,
+            )
+            raise MoveFailed(exc.kind, message) from None
         body = response.body
         if secrets:
             body = _redact_json(body, secrets)
         try:
             reply = self.provider.parse(body)
         except MalformedReply as exc:
-            raise MoveFailed("error", f"player {self.name!r}: malformed reply: {exc}") from None
+            message = f"player {self.name!r}: malformed reply: {exc}"
+            self.cache.put(
+                key,
+                self.provider.kind,
+                self.model,
+                {FAILURE_KEY: {"kind": "error", "message": message}},
+                0.0,
+            )
+            raise MoveFailed("error", message) from None
         self.cache.put(key, self.provider.kind, self.model, body, response.latency_s)
         return reply, response.latency_s, response.attempts, False
 

@@ -96,11 +96,11 @@ def _single_to_double_quotes(span: str) -> str:
     for ch in span:
         if quote:
             if escaped:
-                out.append(ch if not (quote == "'" and ch == "'") else "'")
+                # \' inside a single-quoted string is a plain quote in JSON
+                out.append("'" if (quote == "'" and ch == "'") else "\\" + ch)
                 escaped = False
             elif ch == "\\":
                 escaped = True
-                out.append(ch)
             elif ch == quote:
                 quote = ""
                 out.append('"')

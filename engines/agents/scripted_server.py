@@ -139,11 +139,22 @@ class ScriptedServer:
 
     def stop(self) -> None:
         loop = self._loop
-        if loop is not None and self._server is not None:
-            loop.call_soon_threadsafe(self._server.close)
+        if loop is not None and self._server is not None and loop.is_running():
+            done = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
+            done.result(10)
             loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(10)
+
+    async def _shutdown(self) -> None:
+        """Close the listener and every open connection's handler before the loop stops."""
+        assert self._server is not None
+        self._server.close()
+        current = asyncio.current_task()
+        handlers = [t for t in asyncio.all_tasks() if t is not current]
+        for task in handlers:
+            task.cancel()
+        await asyncio.gather(*handlers, return_exceptions=True)
 
     def __enter__(self) -> ScriptedServer:
         return self.start()
@@ -218,6 +229,9 @@ class ScriptedServer:
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
             pass
+        except asyncio.CancelledError:
+            writer.transport.abort()
+            raise
         finally:
             if not writer.is_closing():
                 writer.close()
