@@ -1,0 +1,243 @@
+"""Playing deals for the axes: explicit chance from a card order, moves from uniform streams.
+
+Every deal the axes simulate runs on the interpreter in explicit-chance mode, and its chance
+comes from a ``Chance``: a card order (a card chance event deals the first card of the order
+still in the deck, which is a uniform draw when the order is a uniform permutation) and a
+stream of uniform numbers for the other chance events (which opponent card a peek shows, risk
+coins).  Players' random choices come from a second stream.  A world, a context or a deal is
+then just a few arrays drawn from a seeded numpy generator, and replaying every action of a
+decision under the same arrays gives common random numbers: after any action, the deck holds
+the same cards in the same order and the players draw the same uniforms.
+
+``DealTrace`` records a deal as explicit-chance steps, with what ``engines.axes.worlds`` needs
+to re-deal the cards a seat has not seen: which steps dealt cards, which random picks each seat
+saw the result of, and which card each swap discarded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from engines.axes.menus import reduce_menu
+from engines.gbg.engine import CARD_EVENTS, CHANCE, PAIR_EVENTS, PUBLIC, TERMINAL, State, new_deal
+from engines.gbg.spec import GameSpec
+from engines.gbg.structure import max_decisions
+
+Step = tuple[str, Any]
+"""("chance", outcome) or ("action", action string), as in ``engines.gbg.conformance``."""
+
+CARD, PICK, COIN, ACTION = "card", "pick", "coin", "action"
+
+
+class Stream:
+    """Uniform numbers in [0, 1), read in order (a slice of a seeded generator's output)."""
+
+    __slots__ = ("index", "values")
+
+    def __init__(self, values: list[float]) -> None:
+        self.values = values
+        self.index = 0
+
+    def next(self) -> float:
+        i = self.index
+        self.index = i + 1
+        values = self.values
+        return values[i % len(values)]  # never wraps when sized by ``stream_length``
+
+
+class Policy(Protocol):
+    """A behaviour strategy: an action of ``menu`` (an A(I)) for ``seat``, given a uniform."""
+
+    name: str
+
+    def choose(self, state: State, seat: int, menu: tuple[str, ...], u: float) -> str: ...
+
+
+@dataclass
+class Chance:
+    """A deal's chance: ``rank[c]`` is card ``c``'s place in the card order; ``aux`` the
+    uniforms for picks and coins."""
+
+    rank: list[int]
+    aux: list[float]
+
+    def stream(self) -> Stream:
+        return Stream(self.aux)
+
+
+def stream_length(spec: GameSpec) -> int:
+    """Enough uniforms for any deal: one per decision, and at most four chance events that
+    are not card deals per phase (two peeks with a coin each)."""
+    return max_decisions(spec) + 4 * len(spec.phases) + 8
+
+
+def draw_chance(spec: GameSpec, rng: np.random.Generator) -> Chance:
+    """A uniformly random card order and aux stream."""
+    n = spec.deck.size
+    order = rng.permutation(n)
+    rank = [0] * n
+    for place, card in enumerate(order.tolist()):
+        rank[card] = place
+    return Chance(rank, rng.random(stream_length(spec)).tolist())
+
+
+def resolve_chance(state: State, rank: Sequence[int], aux: Stream) -> int:
+    """Resolve the pending chance event of ``state`` from the card order and stream."""
+    kind = state.chance_kind()
+    outcomes = state.chance_outcomes()
+    if kind == CARD:
+        outcome = min((o for o, _ in outcomes), key=rank.__getitem__)
+    elif kind == PICK:
+        outcome = outcomes[int(aux.next() * len(outcomes))][0]
+    else:
+        outcome = 1 if aux.next() < outcomes[1][1] else 0
+    state.apply_chance(outcome)
+    return outcome
+
+
+def play_out(
+    state: State,
+    policies: Sequence[Policy],
+    rank: Sequence[int],
+    aux: Stream,
+    moves: Stream,
+    max_amounts: int,
+) -> State:
+    """Play ``state`` to the end: ``policies[seat]`` chooses from A(I) with ``moves``; a
+    decision with one legal action is forced and draws nothing."""
+    while True:
+        seat = state.current_player
+        if seat >= 0:
+            menu = state.legal_actions()
+            if len(menu) == 1:
+                state.apply(menu[0])
+                continue
+            menu = reduce_menu(menu, max_amounts)
+            state.apply(policies[seat].choose(state, seat, menu, moves.next()))
+        elif seat == CHANCE:
+            resolve_chance(state, rank, aux)
+        else:
+            assert seat == TERMINAL
+            return state
+
+
+def chip_lead(state: State, seat: int) -> int:
+    """The seat's chip change minus its opponent's (Appendix C, "Objects")."""
+    a, b = state.returns()
+    return a - b if seat == 0 else b - a
+
+
+# --- traces -----------------------------------------------------------------------------------
+
+
+@dataclass
+class DealTrace:
+    """A deal as explicit-chance steps, with per-step facts for re-dealing worlds.
+
+    ``kinds[i]`` is card, pick, coin or action; ``pick_sizes[i]`` the number of outcomes of a
+    pick; ``pick_seen[i]`` the seats that saw a card because of the pick; ``discards[i]`` the
+    card a swap action gave away (-1 otherwise); ``menus[i]`` the legal actions at an action
+    step (None at chance steps).
+    """
+
+    steps: list[Step] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    pick_sizes: list[int] = field(default_factory=list)
+    pick_seen: list[frozenset[int]] = field(default_factory=list)
+    discards: list[int] = field(default_factory=list)
+    menus: list[tuple[str, ...] | None] = field(default_factory=list)
+
+    def chance(self, state: State, outcome: int) -> None:
+        """Apply chance ``outcome`` to ``state`` and record it."""
+        kind = state.chance_kind()
+        assert kind is not None
+        size = len(state.chance_outcomes()) if kind == PICK else 0
+        before = len(state.events)
+        state.apply_chance(outcome)
+        seen: frozenset[int] = frozenset()
+        if kind == PICK:
+            seen = _card_viewers(state.events[before:])
+        self.steps.append(("chance", outcome))
+        self.kinds.append(kind)
+        self.pick_sizes.append(size)
+        self.pick_seen.append(seen)
+        self.discards.append(-1)
+        self.menus.append(None)
+
+    def action(self, state: State, action: str) -> None:
+        """Apply ``action`` to ``state`` and record it."""
+        before = len(state.events)
+        menu = state.legal_actions()
+        state.apply(action)
+        discard = -1
+        for vis, kind, _, data in state.events[before:]:
+            if kind == "discard" and vis != PUBLIC:
+                discard = data
+        self.steps.append(("action", action))
+        self.kinds.append(ACTION)
+        self.pick_sizes.append(0)
+        self.pick_seen.append(frozenset())
+        self.discards.append(discard)
+        self.menus.append(menu)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+def _card_viewers(events: Sequence[tuple[int, str, int, Any]]) -> frozenset[int]:
+    seats: set[int] = set()
+    for vis, kind, _, _ in events:
+        if kind in CARD_EVENTS or kind in PAIR_EVENTS:
+            seats.update((0, 1) if vis == PUBLIC else (vis,))
+    return frozenset(seats)
+
+
+def trace_steps(spec: GameSpec, steps: Sequence[Step]) -> tuple[State, DealTrace]:
+    """Replay explicit-chance ``steps`` from the start, recording their trace."""
+    state = new_deal(spec, explicit_chance=True)
+    trace = DealTrace()
+    for kind, value in steps:
+        if kind == "chance":
+            trace.chance(state, value)
+        else:
+            trace.action(state, value)
+    return state, trace
+
+
+def play_traced(
+    spec: GameSpec,
+    policies: Sequence[Policy],
+    chance: Chance,
+    moves: Stream,
+    max_amounts: int,
+) -> tuple[State, DealTrace]:
+    """Play a whole deal from the shuffle, recording its trace."""
+    state = new_deal(spec, explicit_chance=True)
+    trace = DealTrace()
+    aux = chance.stream()
+    rank = chance.rank
+    while True:
+        seat = state.current_player
+        if seat >= 0:
+            menu = state.legal_actions()
+            if len(menu) > 1:
+                menu = reduce_menu(menu, max_amounts)
+                trace.action(state, policies[seat].choose(state, seat, menu, moves.next()))
+            else:
+                trace.action(state, menu[0])
+        elif seat == CHANCE:
+            outcomes = state.chance_outcomes()
+            kind = state.chance_kind()
+            if kind == CARD:
+                outcome = min((o for o, _ in outcomes), key=rank.__getitem__)
+            elif kind == PICK:
+                outcome = outcomes[int(aux.next() * len(outcomes))][0]
+            else:
+                outcome = 1 if aux.next() < outcomes[1][1] else 0
+            trace.chance(state, outcome)
+        else:
+            return state, trace

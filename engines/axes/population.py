@@ -1,0 +1,221 @@
+"""The population of simple policies the axes simulate with (Appendix C, "Population").
+
+``L0`` is the uniform random policy over A(I).  Strategy ``j`` of the population has one
+Dirichlet(1) mixture over A(I) per information state, drawn lazily the first time the state is
+met from a generator seeded by (strategy seed, information state): the mixture is a pure
+function of those two and of the menu, identical in every process whatever order states are
+visited in.  The draw is the one of ``engines.agents.population.DirichletStrategy`` (A
+independent Exp(1) draws from ``random.Random(derive_seed(seed, sha256(state)[:8]))``,
+normalised), so a strategy seed means the same strategy to the axes and to the tournament's
+population agent; the axes apply it to A(I), the reduced menu, where that agent uses the full
+menu (they differ only on menus of more than six amounts).  The axes keep their own copy
+because they sample with an injected uniform (common random numbers across replays) and memo
+cumulative weights for speed.
+
+Ranking: the ``population_size`` strategies play ``ranking_deals`` deals each against L0, seats
+alternating, every strategy on the same deals (the same card orders and the same L0 uniforms);
+the ``tier1_size`` best by mean chip lead are tier 1 (ties keep population order).  Opponents
+are drawn from P_Theta (L0 with weight 1/3, else a uniform tier-1 member) and a seat's own
+later play from P_K (L0 with weight 1/4, else a uniform tier-1 member).
+
+``STD_g`` (Appendix C, "Objects") is the standard deviation of the chip lead in a deal between
+two members of the population, averaged over random pairs.  Choice: both members of a pair are
+drawn from P_Theta, and each pair plays ``std_deals`` deals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engines.axes.budgets import AxisBudget
+from engines.axes.play import Policy, Stream, chip_lead, draw_chance, play_out, stream_length
+from engines.gbg.engine import State, new_deal
+from engines.gbg.rng import derive_seed
+from engines.gbg.spec import GameSpec
+
+
+class Uniform:
+    """L0: every action of A(I) equally likely."""
+
+    name = "L0"
+
+    def choose(self, state: State, seat: int, menu: tuple[str, ...], u: float) -> str:
+        return menu[int(u * len(menu))]
+
+
+L0 = Uniform()
+
+
+def _state_key(info_state: str) -> int:
+    return int.from_bytes(hashlib.sha256(info_state.encode("utf-8")).digest()[:8], "big")
+
+
+class Dirichlet:
+    """Population strategy ``seed``: a Dirichlet(1) mixture per information state."""
+
+    __slots__ = ("_memo", "name", "seed")
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.name = f"dirichlet-{seed:016x}"
+        self._memo: dict[tuple[str, tuple[str, ...]], tuple[float, ...]] = {}
+
+    def mixture(self, info_state: str, menu: Sequence[str]) -> tuple[float, ...]:
+        """The probabilities over ``menu`` at ``info_state``."""
+        cumulative = self._cumulative(info_state, tuple(menu))
+        return tuple(b - a for a, b in zip((0.0, *cumulative[:-1]), cumulative, strict=True))
+
+    def _cumulative(self, info_state: str, menu: tuple[str, ...]) -> tuple[float, ...]:
+        key = (info_state, menu)
+        found = self._memo.get(key)
+        if found is None:
+            draw = random.Random(derive_seed(self.seed, _state_key(info_state)))
+            weights = [-math.log(1.0 - draw.random()) for _ in menu]
+            total = sum(weights)
+            acc = 0.0
+            cumulative = []
+            for w in weights:
+                acc += w / total
+                cumulative.append(acc)
+            found = self._memo[key] = tuple(cumulative)
+        return found
+
+    def choose(self, state: State, seat: int, menu: tuple[str, ...], u: float) -> str:
+        cumulative = self._cumulative(state.information_state(seat), menu)
+        for action, edge in zip(menu, cumulative, strict=True):
+            if u < edge:
+                return action
+        return menu[-1]
+
+
+_STRATEGIES: dict[int, Dirichlet] = {}
+
+
+def strategy(seed: int) -> Dirichlet:
+    """Population strategy ``seed`` (one object per process, so its memo is shared)."""
+    found = _STRATEGIES.get(seed)
+    if found is None:
+        if len(_STRATEGIES) > 4_096:
+            _STRATEGIES.clear()
+        found = _STRATEGIES[seed] = Dirichlet(seed)
+    return found
+
+
+def forget_strategies() -> None:
+    """Drop every memoised mixture (between games, to bound memory)."""
+    _STRATEGIES.clear()
+
+
+def strategy_seeds(population_seed: int, size: int) -> list[int]:
+    """The seeds of the ``size`` strategies of population ``population_seed``."""
+    return [derive_seed(population_seed, 0x5EED, j) for j in range(size)]
+
+
+@dataclass(frozen=True)
+class Population:
+    """A ranked population: every member's seed and score, and tier 1 (best first)."""
+
+    seed: int
+    members: tuple[int, ...]
+    scores: tuple[float, ...]
+    tier1: tuple[int, ...]
+    opponent_l0_weight: float
+    continuation_l0_weight: float
+
+    def _draw(self, l0_weight: float, u: float) -> Policy:
+        if u < l0_weight:
+            return L0
+        v = (u - l0_weight) / (1.0 - l0_weight)
+        return strategy(self.tier1[min(int(v * len(self.tier1)), len(self.tier1) - 1)])
+
+    def opponent(self, u: float) -> Policy:
+        """A draw from P_Theta given a uniform ``u``."""
+        return self._draw(self.opponent_l0_weight, u)
+
+    def continuation(self, u: float) -> Policy:
+        """A draw from P_K given a uniform ``u``."""
+        return self._draw(self.continuation_l0_weight, u)
+
+
+def ranking_deals(spec: GameSpec, population_seed: int, deals: int) -> list[tuple[int, int]]:
+    """The common deals of the ranking: (chance seed, L0 move seed) per deal."""
+    return [
+        (derive_seed(population_seed, 0xDEA1, k), derive_seed(population_seed, 0x10, k))
+        for k in range(deals)
+    ]
+
+
+def score_against_l0(
+    spec: GameSpec, seed: int, deals: Sequence[tuple[int, int]], max_amounts: int
+) -> float:
+    """Mean chip lead of strategy ``seed`` against L0 over ``deals``, seats alternating."""
+    member = strategy(seed)
+    length = stream_length(spec)
+    total = 0
+    for k, (chance_seed, move_seed) in enumerate(deals):
+        chance = draw_chance(spec, np.random.default_rng(chance_seed))
+        moves = Stream(np.random.default_rng(move_seed).random(length).tolist())
+        seat = k % 2
+        policies: list[Policy] = [L0, L0]
+        policies[seat] = member
+        state = new_deal(spec, explicit_chance=True)
+        play_out(state, policies, chance.rank, chance.stream(), moves, max_amounts)
+        total += chip_lead(state, seat)
+    return total / len(deals) if deals else 0.0
+
+
+def rank(
+    seeds: Sequence[int], scores: Sequence[float], keep: int
+) -> tuple[tuple[int, ...], tuple[float, ...], tuple[int, ...]]:
+    """Members, scores and the ``keep`` best seeds (ties keep population order)."""
+    order = sorted(range(len(seeds)), key=lambda i: (-scores[i], i))
+    return tuple(seeds), tuple(scores), tuple(seeds[i] for i in order[:keep])
+
+
+def build_population(
+    spec: GameSpec, budget: AxisBudget, population_seed: int, scores: Sequence[float] | None = None
+) -> Population:
+    """Draw and rank the population (``scores`` may be precomputed, e.g. in parallel)."""
+    if not 0 < budget.tier1_size <= budget.population_size:
+        raise ValueError(
+            f"tier 1 keeps between 1 and {budget.population_size} strategies, "
+            f"got {budget.tier1_size}"
+        )
+    seeds = strategy_seeds(population_seed, budget.population_size)
+    if scores is None:
+        deals = ranking_deals(spec, population_seed, budget.ranking_deals)
+        scores = [score_against_l0(spec, s, deals, budget.max_amounts) for s in seeds]
+    members, ranked_scores, tier1 = rank(seeds, scores, budget.tier1_size)
+    return Population(
+        seed=population_seed,
+        members=members,
+        scores=ranked_scores,
+        tier1=tier1,
+        opponent_l0_weight=budget.opponent_l0_weight,
+        continuation_l0_weight=budget.continuation_l0_weight,
+    )
+
+
+def std_g(spec: GameSpec, population: Population, budget: AxisBudget, seed: int) -> float:
+    """STD_g: the mean over random pairs (both from P_Theta) of the standard deviation of the
+    chip lead over ``std_deals`` deals of the pair (see the module docstring)."""
+    rng = np.random.default_rng(derive_seed(seed, 0x57D))
+    length = stream_length(spec)
+    sds = []
+    for _ in range(budget.std_pairs):
+        pair = [population.opponent(float(rng.random())), population.opponent(float(rng.random()))]
+        leads = []
+        for _ in range(budget.std_deals):
+            chance = draw_chance(spec, rng)
+            moves = Stream(rng.random(length).tolist())
+            state = new_deal(spec, explicit_chance=True)
+            play_out(state, pair, chance.rank, chance.stream(), moves, budget.max_amounts)
+            leads.append(chip_lead(state, 0))
+        sds.append(float(np.std(leads, ddof=1)))
+    return float(np.mean(sds))

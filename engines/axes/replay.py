@@ -1,0 +1,104 @@
+"""Action values by replays with common random numbers (Appendix C, "Estimation").
+
+At a decision of seat i (a visit drawn from mu_i) every action of A(I) is replayed under the
+same contexts: ``continuations`` policies for the seat's own later decisions (drawn from P_K),
+``opponents`` (drawn from P_Theta) and ``worlds`` (re-deals of the unseen cards,
+``engines.axes.worlds``), all combinations, 4 x 9 x 10 = 360 in the paper.  In context
+(k, theta, w) the replay of action a starts from world w's state, plays a, then lets policy k
+play the seat and theta its opponent; chance after the decision comes from world w's own card
+order and stream, and the players' random choices from a stream drawn for the context.  Every
+action therefore meets the same cards and the same uniforms, and the table of chip leads
+``values[a, k, theta, w]`` is the input of the temporal, opponent and precision axes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engines.axes.budgets import AxisBudget
+from engines.axes.decisions import Decision
+from engines.axes.play import DealTrace, Policy, Stream, chip_lead, play_out, stream_length
+from engines.axes.population import Population
+from engines.axes.worlds import replay_steps, resample_world
+from engines.gbg.rng import derive_seed
+from engines.gbg.spec import GameSpec
+
+
+@dataclass
+class ActionTable:
+    """Chip leads of the deciding seat, ``values[a, k, theta, w]`` (float64)."""
+
+    seat: int
+    menu: tuple[str, ...]
+    values: np.ndarray
+    fallbacks: int
+    world_attempts: int
+
+    @property
+    def replays(self) -> int:
+        return int(self.values.size)
+
+
+def decision_seed(seed: int, decision: Decision) -> int:
+    """The seed of one decision's contexts: a function of the run seed and the visit."""
+    return derive_seed(seed, 0xAC7, decision.seat, decision.deal, decision.upto)
+
+
+def action_values(
+    spec: GameSpec,
+    trace: DealTrace,
+    decision: Decision,
+    population: Population,
+    budget: AxisBudget,
+    seed: int,
+) -> ActionTable:
+    """Replay every action of ``decision`` under the common contexts (module docstring)."""
+    rng = np.random.default_rng(decision_seed(seed, decision))
+    seat = decision.seat
+    n_k, n_t, n_w = budget.continuations, budget.opponents, budget.worlds
+    continuations = [population.continuation(float(u)) for u in rng.random(n_k)]
+    opponents = [population.opponent(float(u)) for u in rng.random(n_t)]
+    reference = replay_steps(spec, trace.steps[: decision.upto])
+    if reference is None:
+        raise ValueError("a recorded decision does not replay")
+    worlds = [
+        resample_world(
+            spec,
+            trace,
+            decision.upto,
+            seat,
+            rng,
+            attempts=budget.world_attempts,
+            reference=reference,
+            menu=decision.menu,
+        )
+        for _ in range(n_w)
+    ]
+    moves = rng.random((n_k, n_t, n_w, stream_length(spec)))
+    menu = decision.menu
+    values = np.empty((len(menu), n_k, n_t, n_w))
+    max_amounts = budget.max_amounts
+    for w, world in enumerate(worlds):
+        start = world.state
+        rank, aux = world.chance.rank, world.chance.aux
+        renamed = [world.actions[a] for a in menu]
+        for k, continuation in enumerate(continuations):
+            for t, opponent in enumerate(opponents):
+                policies: list[Policy] = [continuation, opponent]
+                if seat == 1:
+                    policies.reverse()
+                uniforms = moves[k, t, w].tolist()
+                for a, action in enumerate(renamed):
+                    state = start.clone()
+                    state.apply(action)
+                    play_out(state, policies, rank, Stream(aux), Stream(uniforms), max_amounts)
+                    values[a, k, t, w] = chip_lead(state, seat)
+    return ActionTable(
+        seat=seat,
+        menu=menu,
+        values=values,
+        fallbacks=sum(w.fallback for w in worlds),
+        world_attempts=sum(w.attempts for w in worlds),
+    )

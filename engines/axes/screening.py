@@ -1,0 +1,276 @@
+"""The six screening axes (Section 4; Appendix C, "Selection basis").
+
+Before computing the five axes, the benchmark is selected by farthest-point sampling on six
+cheap preliminary axes computed for every accepted game: state space, temporal depth,
+information sensitivity, opponent modelling, risk and brittleness.  They are different
+quantities from the five axes even where the names are alike, and serve only the selection.
+The paper defines them no further than their names and two facts about the state space; the
+definitions below are our choices, each cheap (well under a second of one core per game at
+the ``paper`` screening budget) and each a function of random play only:
+
+- ``state_space``: log10 of the distinct coarse information states both seats reach in
+  ``random_deals`` uniformly random deals.  A coarse state is the phase, the menu, the number
+  of own cards, the last three own decisions, the events seen with every card replaced by a
+  placeholder, and the positions; decisions whose menu offers two or more amounts are not
+  counted (as in the paper: amounts not counted, seen cards not told apart).
+- ``temporal_depth``: the mean, over decisions with two or more legal actions, of the number
+  of such decisions (either seat) still to come in the same deal.
+- ``information_sensitivity``: the share of the variance of Alice's chip lead under random
+  play that is due to the cards: ``card_deals`` card orders, each played
+  ``plays_per_card_deal`` times with fresh random moves; the between-card-order variance
+  component over the total (one-way random effects, floored at 0).
+- ``opponent_modelling``: the share of the variance of an L0 seat's chip lead due to which of
+  ``opponents`` unranked Dirichlet(1) strategies it meets, each on the same
+  ``deals_per_opponent`` deals (two-way layout, opponent variance component over the total).
+- ``risk``: the standard deviation of the chip lead under random play divided by the chips
+  in play (twice the stack).
+- ``brittleness``: the mean absolute change of the chip lead when one uniformly chosen
+  decision of a random deal is replaced by another legal action, the cards and later random
+  moves unchanged, divided by the standard deviation of the chip lead.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from engines.axes.budgets import ScreeningBudget
+from engines.axes.menus import amount_of
+from engines.axes.play import (
+    ACTION,
+    CARD,
+    Policy,
+    Stream,
+    chip_lead,
+    draw_chance,
+    play_out,
+    play_traced,
+    stream_length,
+)
+from engines.axes.population import L0, strategy, strategy_seeds
+from engines.axes.worlds import replay_steps
+from engines.gbg.engine import CARD_EVENTS, PAIR_EVENTS, PUBLIC, State, new_deal
+from engines.gbg.rng import derive_seed
+from engines.gbg.spec import GameSpec
+
+SCREENING_AXES = (
+    "state_space",
+    "temporal_depth",
+    "information_sensitivity",
+    "opponent_modelling",
+    "risk",
+    "brittleness",
+)
+MAX_AMOUNTS = 10**6  # screening plays over the full menu
+
+
+def _coarse_action(action: str) -> str:
+    parsed = amount_of(action)
+    return parsed[0] if parsed is not None else action
+
+
+def coarse_state(state: State, seat: int) -> tuple[Any, ...]:
+    """The screening run's state of ``seat`` (see the module docstring)."""
+    events = []
+    for vis, kind, who, data in state.events:
+        if vis != PUBLIC and vis != seat:
+            continue
+        if kind in CARD_EVENTS or kind in PAIR_EVENTS or kind == "show":
+            data = "?"
+        events.append((kind, who, data))
+    own = tuple(_coarse_action(m.action) for m in state.history if m.seat == seat)[-3:]
+    return (
+        state.phase_id,
+        state.legal_actions(),
+        len(state.hands[seat]),
+        own,
+        tuple(events),
+        tuple(sorted(state.known_positions(seat).items())),
+    )
+
+
+def _offers_amounts(menu: tuple[str, ...]) -> bool:
+    return sum(amount_of(a) is not None for a in menu) >= 2
+
+
+def _random_play(spec: GameSpec, deals: int, seed: int) -> dict[str, float]:
+    """State space, temporal depth and risk from uniformly random deals."""
+    rng = random.Random(derive_seed(seed, 0x5C1))
+    seen: tuple[set[Any], set[Any]] = (set(), set())
+    later: list[int] = []
+    leads: list[int] = []
+    for k in range(deals):
+        state = new_deal(spec, derive_seed(seed, 0x5C2, k), tree=False)
+        choices = 0
+        while state.current_player >= 0:
+            seat = state.current_player
+            menu = state.legal_actions()
+            if not _offers_amounts(menu):
+                seen[seat].add(coarse_state(state, seat))
+            if len(menu) > 1:
+                choices += 1
+            state.apply(rng.choice(menu))
+        later.extend(range(choices - 1, -1, -1))
+        leads.append(chip_lead(state, 0))
+    total = len(seen[0]) + len(seen[1])
+    return {
+        "state_space": math.log10(total) if total else 0.0,
+        "temporal_depth": float(np.mean(later)) if later else 0.0,
+        "risk": float(np.std(leads)) / (2 * spec.stack),
+    }
+
+
+def _variance_share(groups: np.ndarray) -> float:
+    """One-way random effects: the between-group variance component over the total
+    (rows are groups, columns replicates), floored at 0."""
+    g, r = groups.shape
+    means = groups.mean(axis=1)
+    within = float(((groups - means[:, None]) ** 2).sum()) / (g * (r - 1))
+    between = float(((means - means.mean()) ** 2).sum()) / (g - 1)
+    component = max(0.0, between - within / r)
+    total = component + within
+    return component / total if total > 0 else 0.0
+
+
+def _information_sensitivity(spec: GameSpec, budget: ScreeningBudget, seed: int) -> float:
+    rng = np.random.default_rng(derive_seed(seed, 0x5C3))
+    length = stream_length(spec)
+    leads = np.empty((budget.card_deals, budget.plays_per_card_deal))
+    for i in range(budget.card_deals):
+        chance = draw_chance(spec, rng)
+        for j in range(budget.plays_per_card_deal):
+            state = new_deal(spec, explicit_chance=True)
+            moves = Stream(rng.random(length).tolist())
+            play_out(state, (L0, L0), chance.rank, chance.stream(), moves, MAX_AMOUNTS)
+            leads[i, j] = chip_lead(state, 0)
+    return _variance_share(leads)
+
+
+def _opponent_modelling(spec: GameSpec, budget: ScreeningBudget, seed: int) -> float:
+    rng = np.random.default_rng(derive_seed(seed, 0x5C4))
+    length = stream_length(spec)
+    opponents = [strategy(s) for s in strategy_seeds(derive_seed(seed, 0x5C5), budget.opponents)]
+    deals = [
+        (draw_chance(spec, rng), rng.random(length).tolist())
+        for _ in range(budget.deals_per_opponent)
+    ]
+    leads = np.empty((len(opponents), len(deals)))
+    for o, opponent in enumerate(opponents):
+        for d, (chance, uniforms) in enumerate(deals):
+            seat = d % 2
+            policies: list[Policy] = [L0, L0]
+            policies[1 - seat] = opponent
+            state = new_deal(spec, explicit_chance=True)
+            play_out(state, policies, chance.rank, chance.stream(), Stream(uniforms), MAX_AMOUNTS)
+            leads[o, d] = chip_lead(state, seat)
+    # Two-way layout (opponent x deal, common deals): the opponent variance component.
+    n_o, n_d = leads.shape
+    grand = leads.mean()
+    by_opponent = leads.mean(axis=1)
+    by_deal = leads.mean(axis=0)
+    residual = leads - by_opponent[:, None] - by_deal[None, :] + grand
+    ms_res = float((residual**2).sum()) / ((n_o - 1) * (n_d - 1))
+    ms_opp = n_d * float(((by_opponent - grand) ** 2).sum()) / (n_o - 1)
+    ms_deal = n_o * float(((by_deal - grand) ** 2).sum()) / (n_d - 1)
+    var_opp = max(0.0, (ms_opp - ms_res) / n_d)
+    var_deal = max(0.0, (ms_deal - ms_res) / n_o)
+    total = var_opp + var_deal + ms_res
+    return var_opp / total if total > 0 else 0.0
+
+
+def _brittleness(spec: GameSpec, budget: ScreeningBudget, seed: int) -> float:
+    rng = np.random.default_rng(derive_seed(seed, 0x5C6))
+    length = stream_length(spec)
+    changes, leads = [], []
+    for _ in range(budget.brittleness_deals):
+        chance = draw_chance(spec, rng)
+        uniforms = rng.random(length).tolist()
+        state, trace = play_traced(spec, (L0, L0), chance, Stream(uniforms), MAX_AMOUNTS)
+        lead = chip_lead(state, 0)
+        leads.append(lead)
+        options = [
+            i
+            for i, kind in enumerate(trace.kinds)
+            if kind == ACTION and len(trace.menus[i] or ()) > 1
+        ]
+        if not options:
+            changes.append(0.0)
+            continue
+        at = options[int(rng.integers(len(options)))]
+        menu = trace.menus[at] or ()
+        others = [a for a in menu if a != trace.steps[at][1]]
+        flipped = others[int(rng.integers(len(others)))]
+        replay = replay_steps(spec, trace.steps[:at])
+        assert replay is not None
+        replay.apply(flipped)
+        moves = Stream(uniforms)
+        moves.index = sum(1 for i in options if i <= at)
+        aux = chance.stream()
+        aux.index = sum(1 for i in range(at) if trace.kinds[i] not in (ACTION, CARD))
+        play_out(replay, (L0, L0), chance.rank, aux, moves, MAX_AMOUNTS)
+        changes.append(abs(chip_lead(replay, 0) - lead))
+    sd = float(np.std(leads))
+    return float(np.mean(changes)) / sd if sd > 0 else 0.0
+
+
+def screening_axes(spec: GameSpec, budget: ScreeningBudget, seed: int = 0) -> dict[str, float]:
+    """The six screening axes of ``spec`` (see the module docstring)."""
+    out = _random_play(spec, budget.random_deals, seed)
+    out["information_sensitivity"] = _information_sensitivity(spec, budget, seed)
+    out["opponent_modelling"] = _opponent_modelling(spec, budget, seed)
+    out["brittleness"] = _brittleness(spec, budget, seed)
+    return {name: out[name] for name in SCREENING_AXES}
+
+
+def _screen_chunk(
+    games: list[tuple[int, str]], budget_json: str, seed: int
+) -> list[dict[str, Any]]:
+    budget = ScreeningBudget.model_validate_json(budget_json)
+    rows = []
+    for game_seed, spec_json in games:
+        spec = GameSpec.from_json(spec_json)
+        rows.append(
+            {"seed": game_seed, **screening_axes(spec, budget, derive_seed(seed, game_seed))}
+        )
+    return rows
+
+
+def screen_games(
+    games: Sequence[tuple[int, str]],
+    budget: ScreeningBudget,
+    seed: int = 0,
+    *,
+    workers: int | None = None,
+    chunk: int = 8,
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Screening axes for (game seed, spec JSON) pairs, yielded in input order.  Game ``g``
+    draws from ``derive_seed(seed, g)``, so a row does not depend on the rest of the pool."""
+    workers = workers or max(1, min(2, os.cpu_count() or 1))
+    chunks = [list(games[i : i + chunk]) for i in range(0, len(games), chunk)]
+    text = budget.model_dump_json()
+    done = 0
+    if workers <= 1:
+        for part in chunks:
+            for row in _screen_chunk(part, text, seed):
+                done += 1
+                if progress:
+                    progress(done, len(games))
+                yield row
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures: list[Future[list[dict[str, Any]]]] = [
+            pool.submit(_screen_chunk, part, text, seed) for part in chunks
+        ]
+        for future in futures:
+            for row in future.result():
+                done += 1
+                if progress:
+                    progress(done, len(games))
+                yield row

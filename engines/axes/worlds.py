@@ -1,0 +1,194 @@
+"""Worlds: re-dealing the cards a seat has not seen, consistently with what it knows.
+
+A world (Appendix C, "Estimation") keeps everything a seat has observed and re-deals the rest.
+Given a recorded deal (``DealTrace``) up to one of the seat's decisions, ``resample_world``
+
+1. takes the cards the seat has not been shown, U (the opponent's unseen cards, the deck,
+   unseen discards and cards set aside; with ``condition_on_own_hand=False`` also the seat's
+   own private cards, for the information axis's uninformed player);
+2. draws a uniformly random permutation of U and replays the deal with every card outcome
+   mapped through it, with each random pick whose result the seat did not see (which of its
+   cards an opponent peeked at) redrawn, and with each swap action renamed after the card it
+   now gives away (the mechanism of ``engines.gbg.conformance._compare_at``);
+3. accepts the replay if it is legal and the seat's information state in it is identical to
+   the real one (or, for the uninformed player, identical once the identities of U's cards are
+   masked, and with the same menu up to the renaming of swaps); otherwise tries again;
+4. after ``attempts`` failures falls back to the true cards (``World.fallback``; counted in
+   the diagnostics).
+
+Rejection sampling from a uniform permutation gives the uniform distribution over the
+re-deals consistent with the seat's information (opponents' earlier choices are kept as they
+were, not re-weighted by how likely they were under the new cards: worlds condition on what
+the seat knows, not on a model of the opponent).  Coin outcomes are public and are kept.  The
+world also carries its own future (``World.chance``): a fresh card order and uniform stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engines.axes.play import ACTION, CARD, PICK, Chance, DealTrace, Step, draw_chance
+from engines.gbg.engine import CARD_EVENTS, PAIR_EVENTS, PUBLIC, State, new_deal
+from engines.gbg.spec import GameSpec
+
+
+@dataclass
+class World:
+    """A decision of ``seat`` with the unseen cards re-dealt.
+
+    ``actions`` maps each action of the real menu to its name in this world (a swap names its
+    card, which the uninformed player's world may have renamed).
+    """
+
+    state: State
+    actions: dict[str, str]
+    chance: Chance
+    fallback: bool
+    attempts: int
+
+
+def public_cards(state: State) -> set[int]:
+    """Cards that some public event has shown."""
+    cards: set[int] = set()
+    for vis, kind, _, data in state.events:
+        if vis != PUBLIC:
+            continue
+        if kind in CARD_EVENTS:
+            cards.add(data)
+        elif kind == "show":
+            cards.update(data[0])
+            cards.update(data[1])
+        elif kind in PAIR_EVENTS:
+            cards.update(data)
+    return cards
+
+
+def unseen_cards(state: State, seat: int, condition_on_own_hand: bool = True) -> list[int]:
+    """U: the cards a world re-deals for ``seat`` (sorted)."""
+    known = state.known_cards(seat)
+    if not condition_on_own_hand:
+        known -= set(state.hands[seat]) - public_cards(state)
+    return sorted(set(range(state.g.n_cards)) - known)
+
+
+def masked_view(state: State, seat: int, masked: Collection[int]) -> list[tuple[Any, ...]]:
+    """The events ``seat`` has seen, with the identity of every card in ``masked`` hidden."""
+
+    def hide(card: int) -> int:
+        return -1 if card in masked else card
+
+    out: list[tuple[Any, ...]] = []
+    for vis, kind, who, data in state.events:
+        if vis != PUBLIC and vis != seat:
+            continue
+        if kind in CARD_EVENTS:
+            data = hide(data)
+        elif kind == "show":
+            data = (tuple(map(hide, data[0])), tuple(map(hide, data[1])))
+        elif kind in PAIR_EVENTS:
+            data = tuple(map(hide, data))
+        out.append((kind, who, data))
+    return out
+
+
+def _signature(state: State, seat: int, masked: Collection[int] | None) -> Any:
+    if masked is None:
+        return state.information_state(seat)
+    return masked_view(state, seat, masked)
+
+
+def replay_steps(spec: GameSpec, steps: list[Step]) -> State | None:
+    """Replay explicit-chance steps; ``None`` if one of them is impossible."""
+    state = new_deal(spec, explicit_chance=True)
+    try:
+        for kind, value in steps:
+            if kind == "chance":
+                state.apply_chance(value)
+            else:
+                state.apply(value)
+    except ValueError:
+        return None
+    return state
+
+
+def _rename(action: str, hand: list[int], labels: list[str], mapping: dict[int, int]) -> str:
+    """A swap of the card labelled as in ``action``, named after the card it maps to."""
+    if not action.startswith("swap "):
+        return action
+    label = action[5:]
+    for card in hand:
+        if labels[card] == label:
+            return "swap " + labels[mapping.get(card, card)]
+    return action
+
+
+def resample_world(
+    spec: GameSpec,
+    trace: DealTrace,
+    upto: int,
+    seat: int,
+    rng: np.random.Generator,
+    *,
+    condition_on_own_hand: bool = True,
+    attempts: int = 24,
+    reference: State | None = None,
+    menu: tuple[str, ...] | None = None,
+) -> World:
+    """A world at the decision reached after ``trace.steps[:upto]`` (see the module docstring).
+
+    ``reference`` (the real state at the decision) and ``menu`` (the actions to map; default
+    the legal actions) may be passed to save a replay.
+    """
+    if reference is None:
+        replayed = replay_steps(spec, trace.steps[:upto])
+        if replayed is None:
+            raise ValueError("the trace does not replay")
+        reference = replayed
+    if reference.current_player != seat:
+        raise ValueError(f"the state after {upto} steps is not a decision of seat {seat}")
+    menu = menu if menu is not None else reference.legal_actions()
+    unseen = unseen_cards(reference, seat, condition_on_own_hand)
+    masked = None if condition_on_own_hand else frozenset(unseen)
+    target = _signature(reference, seat, masked)
+    labels = reference.g.label_of
+    hand = list(reference.hands[seat])
+    kinds, steps = trace.kinds, trace.steps
+    for attempt in range(1, attempts + 1):
+        if not unseen:
+            break
+        permuted = rng.permutation(len(unseen)).tolist()
+        mapping = {card: unseen[j] for card, j in zip(unseen, permuted, strict=True)}
+        mapped: list[Step] = []
+        for i in range(upto):
+            kind, value = steps[i]
+            k = kinds[i]
+            if k == CARD:
+                mapped.append((kind, mapping.get(value, value)))
+            elif k == PICK and seat not in trace.pick_seen[i]:
+                mapped.append((kind, int(rng.integers(trace.pick_sizes[i]))))
+            elif k == ACTION and trace.discards[i] >= 0:
+                card = trace.discards[i]
+                mapped.append((kind, "swap " + labels[mapping.get(card, card)]))
+            else:
+                mapped.append((kind, value))
+        world = replay_steps(spec, mapped)
+        if world is None or world.current_player != seat:
+            continue
+        if _signature(world, seat, masked) != target:
+            continue
+        actions = {a: _rename(a, hand, labels, mapping) for a in menu}
+        legal = world.legal_actions()
+        if any(a not in legal for a in actions.values()):
+            continue
+        return World(world, actions, draw_chance(spec, rng), False, attempt)
+    return World(
+        reference.clone(),
+        {a: a for a in menu},
+        draw_chance(spec, rng),
+        fallback=bool(unseen),
+        attempts=attempts if unseen else 0,
+    )
