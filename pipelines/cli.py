@@ -13,7 +13,15 @@ import sys
 from collections.abc import Sequence
 
 # Command groups, each a module in pipelines.commands with a ``register(subparsers)`` function.
-COMMAND_GROUPS: tuple[str, ...] = ("game", "pool", "bench", "stats", "tournament", "program")
+COMMAND_GROUPS: tuple[str, ...] = (
+    "game",
+    "pool",
+    "bench",
+    "stats",
+    "tournament",
+    "program",
+    "release",
+)
 
 
 class UserError(Exception):

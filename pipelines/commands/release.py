@@ -1,0 +1,100 @@
+"""``genstrat release``: list, verify and pull release bundles.
+
+``genstrat release list [--store DIR] [--json]`` shows the releases of a store, oldest first;
+``genstrat release verify ID|PATH [--store DIR]`` recomputes every hash of a release (by id in
+the store, or a release folder, or its ``.tar.gz``); ``genstrat release pull ID --from STORE
+--to DIR`` downloads a release from a store folder or an http(s) URL, verifying every SHA-256.
+The store defaults to ``$GENSTRAT_RELEASES``, else ``<project>/releases_store``. Every expected
+failure (unknown id, tampered bundle, missing file, unreachable store) is one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    """Add ``release`` and its subcommands to the CLI."""
+    release = subparsers.add_parser("release", help="versioned, attested release bundles")
+    sub = release.add_subparsers(dest="release_command", metavar="SUBCOMMAND", required=True)
+    store_help = "release store folder (default: $GENSTRAT_RELEASES, else <project>/releases_store)"
+
+    listing = sub.add_parser("list", help="the releases of a store, oldest first")
+    listing.add_argument("--store", type=Path, default=None, metavar="DIR", help=store_help)
+    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    listing.set_defaults(handler=list_command)
+
+    check = sub.add_parser(
+        "verify",
+        help="recompute every hash of a release",
+        description="Verify a release by id (in the store), by folder, or by .tar.gz archive.",
+    )
+    check.add_argument("target", metavar="ID|PATH", help="release id, release folder or .tar.gz")
+    check.add_argument("--store", type=Path, default=None, metavar="DIR", help=store_help)
+    check.set_defaults(handler=verify_command)
+
+    fetch = sub.add_parser(
+        "pull",
+        help="download a release and verify it",
+        description=(
+            "Download a release from a store (a folder or an http(s) URL) into DIR/<id>, "
+            "resuming interrupted downloads; refuse it, keeping nothing, if any hash differs."
+        ),
+    )
+    fetch.add_argument("release_id", metavar="ID", help="release id (gs-...)")
+    fetch.add_argument(
+        "--from", dest="source", required=True, metavar="STORE", help="store folder or URL"
+    )
+    fetch.add_argument("--to", dest="dest", required=True, type=Path, metavar="DIR")
+    fetch.add_argument("--quiet", action="store_true", help="no progress bar")
+    fetch.set_defaults(handler=pull_command)
+
+
+def _store(args: argparse.Namespace) -> Path:
+    from releases.store import default_store
+
+    store: Path | None = args.store
+    return store.expanduser().resolve() if store is not None else default_store()
+
+
+def list_command(args: argparse.Namespace) -> int:
+    from releases.store import list_releases
+
+    listing = list_releases(_store(args))
+    if args.json:
+        print(json.dumps(listing, indent=2))
+        return 0
+    releases = listing["releases"]
+    if not releases:
+        print(f"no releases in {listing['store']}")
+        return 0
+    print(f"{len(releases)} release(s) in {listing['store']}, oldest first:")
+    print(f"  {'release id':<20}  {'published (UTC)':<20}  {'profile':<7}  engine  files  gates")
+    for entry in releases:
+        gates = entry.get("gates", {})
+        verdict = f"{sum(bool(v) for v in gates.values())}/{len(gates)} passed"
+        print(
+            f"  {entry['release_id']:<20}  {entry.get('published_at', ''):<20}  "
+            f"{entry.get('profile') or '':<7}  {entry.get('engine_version', ''):<6}  "
+            f"{entry.get('files', 0):>5}  {verdict}"
+        )
+    return 0
+
+
+def verify_command(args: argparse.Namespace) -> int:
+    from releases.store import verify
+
+    print(verify(args.target, _store(args)).line())
+    return 0
+
+
+def pull_command(args: argparse.Namespace) -> int:
+    from releases.download import pull
+
+    verified = pull(args.release_id, args.source, args.dest, progress=not args.quiet)
+    print(f"pulled {verified.release_id} into {verified.path}")
+    print(verified.line())
+    return 0

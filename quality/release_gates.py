@@ -1,0 +1,154 @@
+"""Which gates apply to which released table, and the integrity card of a whole release.
+
+Why it exists: the asset graph grows stage by stage, and a release ships whatever tables exist.
+This module maps a table's name (its asset key) to the gates that guard it, so that adding a
+stage to the release adds its gates without touching the release code:
+
+- game tables (:data:`GAME_TABLES`): rulebook consistency and game attestation;
+- match tables (:data:`MATCH_TABLES`): parse fallbacks, zero-sum, match attestation against
+  the frozen games (``benchmark_games``, else ``accepted_games`` with the presets of
+  ``reference_games``), and for ``complete_pairs`` the complete-pairs gate;
+- every table with a suite in ``quality.expectations.SUITES``: the great_expectations suite.
+
+:func:`release_gates` runs them all and folds the results into one verdict per gate name, with
+the figures of each table; a gate with no table to guard is recorded as not applicable (passed).
+The redaction scan runs on the files of the bundle and is added by ``releases``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from quality.expectations import SUITES, expectations_gate
+from quality.gates import (
+    DEFAULT_MAX_FALLBACK_RATE,
+    GateResult,
+    complete_pairs,
+    fallback_rates,
+    frozen_spec_hashes,
+    game_attestation,
+    match_attestation,
+    rulebook_consistency,
+    zero_sum,
+)
+
+GAME_TABLES = ("reference_games", "accepted_games", "benchmark_games")
+MATCH_TABLES = ("match_corpus", "complete_pairs")
+# The gates of a release, in the order of its integrity card (the redaction scan comes last).
+GATE_NAMES = (
+    "expectations",
+    "rulebook_consistency",
+    "attestation",
+    "parse_fallbacks",
+    "zero_sum",
+    "complete_pairs",
+)
+
+
+FROZEN_GAME_SOURCES = (("benchmark_games",), ("accepted_games", "reference_games"))
+
+
+def frozen_games(tables: Mapping[str, pd.DataFrame]) -> dict[int, str] | None:
+    """``{game seed: spec hash}`` of the games the matches must have been played on: the
+    ``benchmark_games``, else the ``accepted_games`` and the presets of ``reference_games``
+    (``None`` when none of them is present)."""
+    for names in FROZEN_GAME_SOURCES:
+        present = [tables[n] for n in names if n in tables]
+        if present:
+            frozen: dict[int, str] = {}
+            for frame in present:
+                frozen.update(frozen_spec_hashes(frame))
+            return frozen
+    return None
+
+
+def table_gates(
+    name: str,
+    frame: pd.DataFrame,
+    *,
+    engine_version: str,
+    games: Mapping[int, str] | None = None,
+    max_fallback_rate: float = DEFAULT_MAX_FALLBACK_RATE,
+    with_expectations: bool = True,
+) -> dict[str, GateResult]:
+    """Every gate that guards the table ``name``, keyed by gate name.
+
+    ``games`` (game seed to spec hash) are the frozen games a match table is attested against;
+    without them a match table's attestation is left to the caller (see :func:`release_gates`).
+    """
+    out: dict[str, GateResult] = {}
+    if with_expectations and name in SUITES:
+        out["expectations"] = expectations_gate(frame, SUITES[name], name)
+    if name in GAME_TABLES:
+        out["rulebook_consistency"] = rulebook_consistency(frame)
+        out["attestation"] = game_attestation(frame, engine_version)
+    if name in MATCH_TABLES:
+        out["parse_fallbacks"] = fallback_rates(frame, max_fallback_rate)
+        out["zero_sum"] = zero_sum(frame)
+        if games is not None:
+            out["attestation"] = match_attestation(frame, games, engine_version)
+    if name == "complete_pairs":
+        out["complete_pairs"] = complete_pairs(frame)
+    return out
+
+
+def fold(per_table: Mapping[str, Mapping[str, GateResult]]) -> dict[str, GateResult]:
+    """One verdict per gate: passed if it passed on every table; figures per table; the message
+    of the first failing table (or a count of the tables it passed on)."""
+    out: dict[str, GateResult] = {}
+    for gate in GATE_NAMES:
+        results = {t: r[gate] for t, r in sorted(per_table.items()) if gate in r}
+        if not results:
+            out[gate] = GateResult(True, {"tables": 0}, "not applicable: no table to check")
+            continue
+        failed = [(t, r) for t, r in results.items() if not r.passed]
+        figures = {t: r.figures for t, r in results.items()}
+        if failed:
+            table, result = failed[0]
+            out[gate] = GateResult(False, figures, f"{table}: {result.message}")
+        else:
+            names = ", ".join(results)
+            out[gate] = GateResult(True, figures, f"passed on {len(results)} table(s): {names}")
+    return out
+
+
+def release_gates(
+    tables: Mapping[str, pd.DataFrame],
+    *,
+    engine_version: str,
+    max_fallback_rate: float = DEFAULT_MAX_FALLBACK_RATE,
+    with_expectations: bool = True,
+) -> dict[str, GateResult]:
+    """Run every gate that applies to ``tables`` and fold the results (see :func:`fold`)."""
+    games = frozen_games(tables)
+    per_table: dict[str, dict[str, GateResult]] = {
+        name: table_gates(
+            name,
+            frame,
+            engine_version=engine_version,
+            games=games,
+            max_fallback_rate=max_fallback_rate,
+            with_expectations=with_expectations,
+        )
+        for name, frame in tables.items()
+    }
+    if games is None:
+        for name in MATCH_TABLES:
+            if name in per_table:
+                per_table[name]["attestation"] = GateResult(
+                    False,
+                    {"matches": len(tables[name])},
+                    "no frozen games (benchmark_games, or accepted_games and reference_games) "
+                    "to attest the matches to",
+                )
+    return fold(per_table)
+
+
+def first_failure(gates: Mapping[str, GateResult]) -> str | None:
+    """``gate <name> failed: <message>`` for the first failing gate, or ``None``."""
+    for name, result in gates.items():
+        if not result.passed:
+            return f"gate {name} failed: {result.message}"
+    return None

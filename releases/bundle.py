@@ -1,0 +1,282 @@
+"""Building a release bundle: tables, texts and images, the integrity card, the manifest, the
+reader's README and a reproducible archive, in one folder named after the release id.
+
+Why it exists: DESIGN.md ("Release bundle") and GameBench 2 (Section 3): a release is what a
+researcher cites, so it must be exactly reproducible and tamper-evident. Layout::
+
+    <release_id>/
+      tables/<name>.parquet     one per table
+      <text and image paths>    e.g. rulebooks/kuhn.md, plots/seed_pool.png
+      integrity.json            each gate: verdict, figures, message
+      README.md                 for readers
+      manifest.json             every file above: sha256, bytes; rows and content hash of tables;
+                                code and engine versions, profile, roster, generation configs,
+                                versioned-results figures
+      <release_id>.tar.gz       the folder above as a byte-reproducible archive
+
+The release id is ``gs-`` and the first 16 hex digits of the SHA-256 of the inputs: the data
+files' hashes, the context (code and engine versions, profile, roster, generation configs,
+results) and the integrity card. No clock enters it, so identical inputs give the identical id
+and identical bytes; :func:`derive_release_id` recomputes it from a manifest, which lets
+``verify`` tell an edited manifest from a genuine one.
+
+Steps of :func:`build_bundle`:
+1. write the tables (Parquet, no index), texts and images into a fresh work folder;
+2. scan them, and the context, for credentials (the redaction gate);
+3. write ``integrity.json`` from the given gates and the redaction gate;
+4. derive the release id; render ``README.md``; write ``manifest.json``;
+5. write ``<release_id>.tar.gz``; rename the work folder to ``<root>/<release_id>``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from engines.gbg import ENGINE_VERSION
+from quality.attestation import bytes_sha256, canonical_json, file_sha256, table_content_hash
+from quality.gates import GateResult
+from quality.redaction import redaction_scan
+from releases.archive import write_archive
+from releases.readme import render_readme
+
+FORMAT = "genstrat-release/1"
+RELEASE_ID_PATTERN = re.compile(r"^gs-[0-9a-f]{16}$")
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
+PATH_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)*$")
+RESERVED = ("manifest.json", "integrity.json", "README.md")
+DATA_ROLES = ("table", "text", "image")
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """``git:<commit>`` (``+dirty`` if tracked files differ from it), else the package version."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(PROJECT_ROOT), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(PROJECT_ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        try:
+            return f"genstrat {importlib.metadata.version('genstrat')}"
+        except importlib.metadata.PackageNotFoundError:
+            return "genstrat (unknown version)"
+    return f"git:{head}" + ("+dirty" if dirty else "")
+
+
+@dataclass(frozen=True)
+class ReleaseContext:
+    """What a release records besides its files (DESIGN.md, "Release bundle").
+
+    ``code_version`` and ``engine_version`` left unset mean the running code's
+    (:func:`code_version`, ``engines.gbg.ENGINE_VERSION``). ``results`` holds the figures of
+    the versioned results (``releases.versioned.VersionedResults.summary``).
+    """
+
+    profile: str
+    profile_settings: Mapping[str, Any] = field(default_factory=dict)
+    roster: Sequence[Mapping[str, Any]] = ()
+    generation_configs: Mapping[str, Any] = field(default_factory=dict)
+    results: Mapping[str, Any] = field(default_factory=dict)
+    code_version: str | None = None
+    engine_version: str | None = None
+    title: str = "GENSTRAT release"
+
+    def payload(self) -> dict[str, Any]:
+        """The context as it appears in the manifest (JSON values only)."""
+        payload = {
+            "title": self.title,
+            "code_version": self.code_version or code_version(),
+            "engine_version": self.engine_version or ENGINE_VERSION,
+            "profile": {"name": self.profile, **dict(self.profile_settings)},
+            "roster": [dict(player) for player in self.roster],
+            "generation_configs": dict(self.generation_configs),
+            "results": dict(self.results),
+        }
+        # One JSON round trip: what is hashed is exactly what a reader of manifest.json sees.
+        loaded: dict[str, Any] = json.loads(canonical_json(payload))
+        return loaded
+
+
+CONTEXT_KEYS = (
+    "title",
+    "code_version",
+    "engine_version",
+    "profile",
+    "roster",
+    "generation_configs",
+    "results",
+)
+
+
+def derive_release_id(manifest: Mapping[str, Any]) -> str:
+    """The release id a manifest's contents derive: ``gs-`` + 16 hex digits of SHA-256 over the
+    format, the context, the data files' hashes and the integrity card's hash."""
+    files = list(manifest["files"])
+    data = {str(e["path"]): str(e["sha256"]) for e in files if e.get("role") in DATA_ROLES}
+    integrity = [str(e["sha256"]) for e in files if e.get("role") == "integrity"]
+    basis = {
+        "format": manifest.get("format"),
+        "context": {k: manifest.get(k) for k in CONTEXT_KEYS},
+        "data": dict(sorted(data.items())),
+        "integrity": integrity[0] if integrity else None,
+    }
+    return "gs-" + bytes_sha256(canonical_json(basis).encode("utf-8"))[:16]
+
+
+def check_names(
+    tables: Mapping[str, pd.DataFrame], texts: Mapping[str, str], images: Mapping[str, bytes]
+) -> None:
+    """Raise ``ValueError`` for a table name or file path a bundle cannot hold."""
+    for name in tables:
+        if not NAME_PATTERN.match(name):
+            raise ValueError(f"table name {name!r} must be letters, digits, '.', '_' or '-'")
+    seen: set[str] = set()
+    for path in [*texts, *images]:
+        if not PATH_PATTERN.match(path):
+            raise ValueError(
+                f"bundle path {path!r} must be relative, '/'-separated, of letters, digits, "
+                "'.', '_' or '-', with no part starting with '.'"
+            )
+        if path in RESERVED or path.startswith("tables/") or path.endswith(".tar.gz"):
+            raise ValueError(f"bundle path {path!r} is reserved for the release itself")
+        if path in seen:
+            raise ValueError(f"bundle path {path!r} is given twice")
+        seen.add(path)
+
+
+def write_table(frame: pd.DataFrame, path: Path) -> None:
+    """Write a table as Parquet without the index; the bytes depend only on the values and
+    the library versions."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(table, path, compression="snappy")
+
+
+def _entry(folder: Path, relative: str, role: str) -> dict[str, Any]:
+    path = folder / relative
+    return {
+        "path": relative,
+        "role": role,
+        "bytes": path.stat().st_size,
+        "sha256": file_sha256(path),
+    }
+
+
+def _write_json(path: Path, value: Any) -> None:
+    path.write_text(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def integrity_card(gates: Mapping[str, GateResult]) -> dict[str, Any]:
+    """``integrity.json``: each gate with its verdict, figures and message, in gate order."""
+    return {
+        "format": "genstrat-integrity/1",
+        "passed": all(g.passed for g in gates.values()),
+        "gates": {name: gate.as_dict() for name, gate in gates.items()},
+    }
+
+
+def build_bundle(
+    tables: Mapping[str, pd.DataFrame],
+    texts: Mapping[str, str],
+    images: Mapping[str, bytes],
+    context: ReleaseContext,
+    *,
+    gates: Mapping[str, GateResult] | None = None,
+    root: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Path:
+    """Build the release folder for these inputs under ``root`` (default: a new temporary
+    folder) and return it; its name is the release id.
+
+    ``gates`` are the verdicts of the data gates (``quality.release_gates``), recorded in the
+    integrity card with the redaction scan that this function runs on the bundle's files
+    (``environ``: the environment whose secret-looking values are searched for; default
+    ``os.environ``). Failing gates are recorded, not raised: publishing refuses them.
+    """
+    check_names(tables, texts, images)
+    base = root if root is not None else Path(tempfile.mkdtemp(prefix="genstrat-release-"))
+    base.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".build-", dir=base))
+    try:
+        entries = _write_data(work, tables, texts, images)
+        payload = context.payload()
+        scan = redaction_scan(
+            [work / e["path"] for e in entries],
+            environ,
+            texts={"manifest.json (context)": canonical_json(payload)},
+            root=work,
+        )
+        card = integrity_card({**dict(gates or {}), "redaction": scan})
+        _write_json(work / "integrity.json", card)
+        entries.append(_entry(work, "integrity.json", "integrity"))
+        manifest: dict[str, Any] = {"format": FORMAT, **payload, "files": entries}
+        release_id = derive_release_id(manifest)
+        manifest = {"format": FORMAT, "release_id": release_id, **payload}
+        manifest["files"] = entries
+        (work / "README.md").write_text(render_readme(manifest, card), encoding="utf-8")
+        entries.append(_entry(work, "README.md", "readme"))
+        manifest["files"] = sorted(entries, key=lambda e: e["path"])
+        _write_json(work / "manifest.json", manifest)
+        members = [e["path"] for e in manifest["files"]] + ["manifest.json"]
+        write_archive(work, members, work / f"{release_id}.tar.gz", prefix=release_id)
+        os.chmod(work, 0o755)  # mkdtemp makes it private; a release is meant to be served
+        target = base / release_id
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(work, target)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return target
+
+
+def _write_data(
+    work: Path,
+    tables: Mapping[str, pd.DataFrame],
+    texts: Mapping[str, str],
+    images: Mapping[str, bytes],
+) -> list[dict[str, Any]]:
+    """Write the data files; return their manifest entries (tables with rows, columns and a
+    content hash)."""
+    entries: list[dict[str, Any]] = []
+    (work / "tables").mkdir()
+    for name, frame in sorted(tables.items()):
+        relative = f"tables/{name}.parquet"
+        write_table(frame, work / relative)
+        entry = _entry(work, relative, "table")
+        entry["rows"] = len(frame)
+        entry["columns"] = [str(c) for c in frame.columns]
+        entry["content_sha256"] = table_content_hash(frame)
+        entries.append(entry)
+    for role, files in (("text", texts), ("image", images)):
+        for relative, content in sorted(files.items()):
+            path = work / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+            entries.append(_entry(work, relative, role))
+    return entries

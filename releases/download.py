@@ -1,0 +1,342 @@
+"""Pulling a release from a store (a local folder or an http(s) URL) into a local folder.
+
+Steps of :func:`pull`:
+
+1. read the source's ``index.json`` and find the release (unknown id: a one-line error);
+2. download ``<id>/manifest.json`` and check its SHA-256 against the index and that its
+   contents derive the release id;
+3. download every file the manifest lists, and the archive, into ``.part`` files inside a
+   hidden partial folder ``DEST/.<id>.partial/``, resuming an earlier interrupted download
+   with an HTTP ``Range`` request; check each file's size and SHA-256 as it completes;
+4. verify the whole partial folder exactly as ``genstrat release verify`` would, then move it
+   to ``DEST/<id>`` with one ``os.replace``.
+
+On any mismatch (a tampered or missing file, a bad manifest) the pull is refused: the partial
+folder is removed and nothing is left in ``DEST`` (a ``DEST`` the pull created is removed
+too). A transport failure after retries (connection lost, server errors) keeps the ``.part``
+files so that running the same command again resumes; ``DEST/<id>`` never exists half-written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import quote
+
+import httpx
+
+from releases.bundle import RELEASE_ID_PATTERN
+from releases.store import INDEX, find_entry
+from releases.verification import Verified, parse_manifest, verify_folder
+
+CHUNK = 1 << 16
+RETRIES = 4
+BACKOFF_S = 0.5
+MAX_RETRY_AFTER_S = 30.0
+COUNT_INTERVAL_S = 5.0
+
+
+class Refused(ValueError):
+    """The source does not hold what the index and manifest promise; nothing is kept."""
+
+
+class Interrupted(ValueError):
+    """The transfer broke off; the ``.part`` files are kept for a resume."""
+
+
+class Progress(Protocol):
+    def update(self, n: int) -> object: ...
+
+
+class Source(Protocol):
+    """Where a store's files come from."""
+
+    name: str
+
+    def read(self, relative: str) -> bytes: ...
+
+    def download(self, relative: str, part: Path, offset: int, progress: Progress) -> None: ...
+
+
+class LocalSource:
+    """A store folder on this machine."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.name = str(root)
+        if not (root / INDEX).is_file():
+            raise ValueError(f"no release store at {root} (no {INDEX})")
+
+    def _path(self, relative: str) -> Path:
+        path = self.root / relative
+        if not path.is_file():
+            raise Refused(f"store {self.name} has no file {relative}")
+        return path
+
+    def read(self, relative: str) -> bytes:
+        return self._path(relative).read_bytes()
+
+    def download(self, relative: str, part: Path, offset: int, progress: Progress) -> None:
+        with self._path(relative).open("rb") as source, part.open("ab") as sink:
+            source.seek(offset)
+            while block := source.read(CHUNK):
+                sink.write(block)
+                progress.update(len(block))
+
+
+class HttpSource:
+    """A store served over http(s): ``<url>/index.json``, ``<url>/<id>/...``."""
+
+    def __init__(self, url: str, timeout: float = 30.0) -> None:
+        self.base = url.rstrip("/")
+        self.name = url
+        self.client = httpx.Client(
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)), follow_redirects=True
+        )
+
+    def close(self) -> None:
+        self.client.close()
+
+    def url(self, relative: str) -> str:
+        return f"{self.base}/{quote(relative)}"
+
+    def _retrying(self) -> Iterator[int]:
+        """Attempt numbers; sleeps with exponential backoff between them."""
+        for attempt in range(RETRIES):
+            if attempt:
+                time.sleep(BACKOFF_S * 2 ** (attempt - 1))
+            yield attempt
+
+    def _check(self, response: httpx.Response, relative: str) -> bool:
+        """True to retry (429/5xx, after honouring Retry-After); raises for other errors."""
+        code = response.status_code
+        if code == 429 or code >= 500:
+            retry_after = response.headers.get("Retry-After", "")
+            if retry_after.isdigit():
+                time.sleep(min(float(retry_after), MAX_RETRY_AFTER_S))
+            return True
+        if code == 404:
+            raise Refused(f"store {self.name} has no file {relative} (HTTP 404)")
+        if code >= 400:
+            raise Refused(f"store {self.name} refused {relative} (HTTP {code})")
+        return False
+
+    def read(self, relative: str) -> bytes:
+        last = ""
+        for _ in self._retrying():
+            try:
+                response = self.client.get(self.url(relative))
+            except httpx.TransportError as exc:
+                last = f"{type(exc).__name__}: {exc}"
+                continue
+            if self._check(response, relative):
+                last = f"HTTP {response.status_code}"
+                continue
+            return response.content
+        raise Interrupted(f"cannot reach release store {self.name} ({relative}: {last})")
+
+    def download(self, relative: str, part: Path, offset: int, progress: Progress) -> None:
+        last = ""
+        for _ in self._retrying():
+            offset = part.stat().st_size if part.exists() else 0
+            headers = {"Range": f"bytes={offset}-"} if offset else {}
+            try:
+                with self.client.stream("GET", self.url(relative), headers=headers) as response:
+                    if self._check(response, relative):
+                        last = f"HTTP {response.status_code}"
+                        continue
+                    mode = "ab" if response.status_code == 206 else "wb"
+                    if mode == "wb" and offset:
+                        progress.update(-offset)  # the server ignored the range: start over
+                    with part.open(mode) as sink:
+                        for block in response.iter_bytes(CHUNK):
+                            sink.write(block)
+                            progress.update(len(block))
+                return
+            except httpx.TransportError as exc:
+                last = f"{type(exc).__name__}: {exc}"
+        raise Interrupted(f"download of {relative} from {self.name} broke off ({last})")
+
+
+def open_source(source: str | Path) -> LocalSource | HttpSource:
+    """A source for a store path or an http(s) URL."""
+    text = str(source)
+    if text.startswith(("http://", "https://")):
+        return HttpSource(text)
+    if "://" in text:
+        raise ValueError(f"unsupported store URL {text}; use a folder or an http(s) URL")
+    return LocalSource(Path(text).expanduser())
+
+
+class _Bar:
+    """Progress on stderr: a tqdm bar on a terminal, else a line of counts every few seconds."""
+
+    def __init__(self, total: int, desc: str, enabled: bool) -> None:
+        self.bar: Any = None
+        self.counts = enabled and not sys.stderr.isatty()
+        self.total, self.desc, self.done = total, desc, 0
+        self.started = self.last = time.monotonic()
+        if enabled and not self.counts:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=total,
+                desc=desc,
+                unit="B",
+                unit_scale=True,
+                unit_divisor=1024,
+                file=sys.stderr,
+                mininterval=0.5,
+            )
+
+    def update(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+        self.done += n
+        now = time.monotonic()
+        if self.counts and now - self.last >= COUNT_INTERVAL_S:
+            self.last = now
+            rate = self.done / max(now - self.started, 1e-9)
+            left = (self.total - self.done) / max(rate, 1e-9)
+            print(
+                f"{self.desc}: {self.done / 2**20:.1f} of {self.total / 2**20:.1f} MiB "
+                f"({rate / 2**20:.1f} MiB/s, ~{left:.0f} s left)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _fetch(
+    source: LocalSource | HttpSource,
+    relative: str,
+    partial: Path,
+    size: int,
+    sha256: str,
+    bar: _Bar,
+) -> None:
+    """Bring one file into ``partial`` (resuming its ``.part``) and check size and hash."""
+    target = partial / relative.split("/", 1)[1]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    path = target  # completed by an earlier, interrupted pull
+    if not target.is_file():
+        path = target.with_name(target.name + ".part")
+        offset = path.stat().st_size if path.exists() else 0
+        if offset > size:
+            path.unlink()
+            offset = 0
+        bar.update(offset)
+        if offset < size or not path.exists():
+            source.download(relative, path, offset, bar)
+    else:
+        bar.update(size)
+    got = path.stat().st_size if path.exists() else 0
+    if got != size:
+        raise Refused(f"{relative}: {got} bytes, the manifest says {size}")
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    if digest.hexdigest() != sha256:
+        raise Refused(f"{relative}: SHA-256 mismatch (expected {sha256[:16]}…)")
+    if path != target:
+        os.replace(path, target)
+
+
+def _find(store: LocalSource | HttpSource, release_id: str) -> dict[str, Any]:
+    """The index record of ``release_id`` at the source; one-line errors otherwise."""
+    try:
+        index = json.loads(store.read(INDEX))
+        entry = find_entry(index, release_id)
+    except Refused:
+        raise ValueError(f"no release store at {store.name} (no {INDEX})") from None
+    except Interrupted as exc:
+        raise ValueError(str(exc)) from None
+    except (ValueError, AttributeError, KeyError, TypeError):
+        raise ValueError(f"{store.name}/{INDEX} is not a release index") from None
+    if entry is None:
+        raise ValueError(
+            f"unknown release {release_id} in store {store.name}; "
+            f"`genstrat release list --store {store.name}` shows its releases"
+        )
+    return entry
+
+
+def pull(release_id: str, source: str | Path, dest: Path, *, progress: bool = False) -> Verified:
+    """Pull ``release_id`` from ``source`` into ``dest/<release_id>`` and verify it.
+
+    Raises ``ValueError`` (one line) for an unknown id, an unreachable store, a refused
+    (tampered, incomplete) release, or a broken-off transfer (run again to resume).
+    """
+    if not RELEASE_ID_PATTERN.match(release_id):
+        raise ValueError(f"{release_id!r} is not a release id (gs-<16 hex digits>)")
+    dest = Path(dest).expanduser()
+    final = dest / release_id
+    if final.exists():
+        try:
+            return verify_folder(final, expected_id=release_id)
+        except ValueError as exc:
+            raise ValueError(
+                f"{final} exists and does not verify ({exc}); remove it and pull again"
+            ) from None
+    store = open_source(source)
+    try:
+        entry = _find(store, release_id)
+        created_dest = not dest.exists()
+        partial = dest / f".{release_id}.partial"
+        partial.mkdir(parents=True, exist_ok=True)
+        try:
+            _pull_into(store, release_id, entry, partial, progress)
+            verified = verify_folder(partial, entry, expected_id=release_id)
+            os.replace(partial, final)
+        except Interrupted as exc:
+            raise ValueError(f"{exc}; run the same command again to resume") from None
+        except ValueError as exc:
+            shutil.rmtree(partial, ignore_errors=True)
+            if created_dest:
+                with contextlib.suppress(OSError):
+                    dest.rmdir()  # only if empty
+            raise ValueError(
+                f"refused release {release_id} from {store.name}: {exc}; nothing was kept in {dest}"
+            ) from None
+        return Verified(release_id, final, verified.files, verified.bytes)
+    finally:
+        if isinstance(store, HttpSource):
+            store.close()
+
+
+def _pull_into(
+    store: LocalSource | HttpSource,
+    release_id: str,
+    entry: dict[str, Any],
+    partial: Path,
+    progress: bool,
+) -> None:
+    manifest_bytes = store.read(f"{release_id}/manifest.json")
+    if hashlib.sha256(manifest_bytes).hexdigest() != entry.get("manifest_sha256"):
+        raise Refused("manifest.json differs from the one the store's index recorded")
+    manifest = parse_manifest(manifest_bytes, f"{store.name}/{release_id}")
+    if manifest["release_id"] != release_id:
+        raise Refused(f"manifest.json is for release {manifest['release_id']}")
+    archive = entry.get("archive") or {}
+    files = [(str(e["path"]), int(e["bytes"]), str(e["sha256"])) for e in manifest["files"]]
+    if archive:
+        files.append((f"{release_id}.tar.gz", int(archive["bytes"]), str(archive["sha256"])))
+    bar = _Bar(sum(size for _, size, _ in files), release_id, progress)
+    try:
+        for relative, size, sha256 in files:
+            _fetch(store, f"{release_id}/{relative}", partial, size, sha256, bar)
+    finally:
+        bar.close()
+    (partial / "manifest.json").write_bytes(manifest_bytes)

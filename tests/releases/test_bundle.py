@@ -1,0 +1,101 @@
+"""Building a bundle: content-derived id, byte-identical tables and archive, manifest, README."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tarfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from engines.gbg import ENGINE_VERSION
+from releases.bundle import build_bundle, derive_release_id
+from tests.releases.support import PASSING, sample_inputs
+
+
+def test_same_inputs_give_the_same_id_and_the_same_bytes(tmp_path: Path) -> None:
+    tables, texts, images, context = sample_inputs()
+    one = build_bundle(tables, texts, images, context, gates=PASSING, root=tmp_path / "a")
+    tables2, texts2, images2, context2 = sample_inputs()  # rebuilt from scratch
+    two = build_bundle(tables2, texts2, images2, context2, gates=PASSING, root=tmp_path / "b")
+
+    assert one.name == two.name and one.name.startswith("gs-")
+    files = sorted(p.relative_to(one).as_posix() for p in one.rglob("*") if p.is_file())
+    assert f"{one.name}.tar.gz" in files and "tables/scores.parquet" in files
+    for relative in files:
+        assert (one / relative).read_bytes() == (two / relative).read_bytes(), relative
+
+
+def test_a_changed_input_changes_the_id(tmp_path: Path) -> None:
+    tables, texts, images, context = sample_inputs()
+    base = build_bundle(tables, texts, images, context, gates=PASSING, root=tmp_path / "a")
+    more, *_ = sample_inputs(extra_rows=1)
+    changed_table = build_bundle(more, texts, images, context, gates=PASSING, root=tmp_path / "b")
+    failing = {"zero_sum": PASSING["zero_sum"]._replace(passed=False)}
+    changed_gate = build_bundle(tables, texts, images, context, gates=failing, root=tmp_path / "c")
+    assert len({base.name, changed_table.name, changed_gate.name}) == 3
+
+
+def test_the_archive_is_deterministic_and_holds_the_folder(tmp_path: Path) -> None:
+    tables, texts, images, context = sample_inputs()
+    folder = build_bundle(tables, texts, images, context, gates=PASSING, root=tmp_path)
+    archive = folder / f"{folder.name}.tar.gz"
+    raw = archive.read_bytes()
+    assert raw[4:8] == b"\0\0\0\0"  # gzip header mtime 0
+    with gzip.open(archive) as unzipped:
+        assert unzipped.read(1)  # a valid gzip stream
+    with tarfile.open(archive) as tar:
+        members = tar.getmembers()
+    names = [m.name for m in members]
+    assert names == sorted(names)
+    assert all(m.mtime == 0 and m.uid == 0 and m.gid == 0 and m.uname == "" for m in members)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    expected = sorted(f"{folder.name}/{e['path']}" for e in manifest["files"])
+    assert names == sorted([*expected, f"{folder.name}/manifest.json"])
+
+
+def test_the_manifest_records_what_the_design_asks_for(tmp_path: Path) -> None:
+    tables, texts, images, context = sample_inputs()
+    folder = build_bundle(tables, texts, images, context, gates=PASSING, root=tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text())
+
+    assert manifest["release_id"] == folder.name == derive_release_id(manifest)
+    assert manifest["engine_version"] == ENGINE_VERSION
+    assert manifest["code_version"] == "test-code"
+    assert manifest["profile"] == {"name": "demo", "seed_count": 300}
+    assert manifest["roster"][0]["settings"] == {"temperature": 0}
+    assert manifest["generation_configs"] == {"generator_version": 1}
+    entries = {e["path"]: e for e in manifest["files"]}
+    assert entries["tables/scores.parquet"]["rows"] == 3
+    assert entries["tables/scores.parquet"]["columns"] == ["model", "alpha", "when"]
+    assert len(entries["tables/scores.parquet"]["content_sha256"]) == 64
+    assert {"README.md", "integrity.json", "plots/blank.png"} <= set(entries)
+    assert "manifest.json" not in entries
+    stored = pd.read_parquet(folder / "tables/scores.parquet")
+    pd.testing.assert_frame_equal(stored, tables["scores"])
+
+    integrity = json.loads((folder / "integrity.json").read_text())
+    assert integrity["passed"] is True
+    assert set(integrity["gates"]) == {"zero_sum", "redaction"}
+    readme = (folder / "README.md").read_text()
+    assert folder.name in readme and "tables/scores.parquet" in readme and "redaction" in readme
+
+
+@pytest.mark.parametrize(
+    ("texts", "reason"),
+    [
+        ({"../escape.md": "x"}, "must be relative"),
+        ({"/abs.md": "x"}, "must be relative"),
+        ({"manifest.json": "x"}, "reserved"),
+        ({"tables/x.parquet": "x"}, "reserved"),
+    ],
+)
+def test_unsafe_or_reserved_paths_are_refused(
+    tmp_path: Path, texts: dict[str, str], reason: str
+) -> None:
+    tables, _, images, context = sample_inputs()
+    with pytest.raises(ValueError, match=reason):
+        build_bundle(tables, texts, images, context, root=tmp_path)
+    assert list(tmp_path.iterdir()) == []  # nothing left behind
