@@ -1,0 +1,131 @@
+"""The tournament stage: roster, match_corpus (per game) and complete_pairs, as plain functions
+and through Dagster, with their blocking checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+import pytest
+
+from assets import complete_pairs, match_corpus, roster
+from assets.partitions import BENCHMARK_GAMES, DEMO_BENCHMARK_GAMES
+from assets.resources import ProjectPaths, RunProfile
+from engines.agents.roster import load_roster
+from pipelines.io_managers import ParquetIOManager
+from tests.support import ProjectEnv
+
+SMALL = (
+    "players:\n"
+    "  - {name: random, kind: builtin, agent: random}\n"
+    "  - {name: heuristic, kind: builtin, agent: heuristic}\n"
+)
+
+
+def resources(env: ProjectEnv) -> dict[str, object]:
+    paths = ProjectPaths(data_dir=str(env.data))
+    return {
+        "profile": RunProfile(name="demo"),
+        "paths": paths,
+        "io_manager": ParquetIOManager(paths=paths),
+    }
+
+
+def roster_config(roster_path: Path) -> dict[str, object]:
+    return {"ops": {"roster": {"config": {"path": str(roster_path)}}}}
+
+
+TWO_RUNS = {"ops": {"match_corpus": {"config": {"runs": 2}}}}
+
+
+def test_the_demo_roster_is_built_in_bots_and_round_trips() -> None:
+    parsed = load_roster(roster.DEMO_ROSTER)
+    assert all(p.kind == "builtin" for p in parsed.players)
+    table = roster.roster_table(parsed)
+    assert list(table.columns) == [c.name for c in roster.COLUMNS]
+    assert roster.roster_from_table(table) == parsed
+    assert table["fingerprint"].is_unique
+
+
+def test_a_demo_profile_refuses_llm_players(project_env: ProjectEnv, tmp_path: Path) -> None:
+    path = tmp_path / "roster.yaml"
+    path.write_text(SMALL + "  - {name: llm, kind: openai, model: m, api_key_env: SOME_KEY}\n")
+    result = dg.materialize(
+        [roster.roster],
+        resources=resources(project_env),
+        run_config={"ops": {"roster": {"config": {"path": str(path)}}}},
+        raise_on_error=False,
+    )
+    assert not result.success
+    (failure,) = result.get_step_failure_events()
+    assert "plays built-in bots only" in str(failure.step_failure_data.error)
+
+
+def test_the_stage_materializes_every_game_and_passes_its_checks(
+    project_env: ProjectEnv, tmp_path: Path
+) -> None:
+    path = tmp_path / "roster.yaml"
+    path.write_text(SMALL)
+    env = resources(project_env)
+    assert BENCHMARK_GAMES.get_partition_keys() == list(DEMO_BENCHMARK_GAMES)
+    first = dg.materialize([roster.roster], resources=env, run_config=roster_config(path))
+    assert first.success
+    for key in DEMO_BENCHMARK_GAMES:
+        result = dg.materialize(
+            [roster.roster, match_corpus.match_corpus],
+            selection=[dg.AssetKey("match_corpus"), dg.AssetKey("match_moves")],
+            partition_key=key,
+            resources=env,
+            run_config=TWO_RUNS,
+        )
+        assert result.success
+        checks = result.get_asset_check_evaluations()
+        assert sorted(c.check_name for c in checks) == sorted(match_corpus.CHECK_NAMES)
+        assert all(c.passed for c in checks)
+    matches = pd.read_parquet(project_env.data / "match_corpus" / "kuhn.parquet")
+    moves = pd.read_parquet(project_env.data / "match_moves" / "kuhn.parquet")
+    assert len(matches) == 2 * 2 and set(moves["match_id"]) == set(matches["match_id"])
+    assert (project_env.data / "tournament" / "kuhn" / "journal.jsonl").exists()
+
+    result = dg.materialize(
+        [
+            roster.roster,
+            match_corpus.match_corpus,
+            complete_pairs.complete_pairs,
+            *complete_pairs.CHECKS,
+        ],
+        selection=[dg.AssetKey("complete_pairs")],
+        resources=env,
+    )
+    assert result.success
+    checks = result.get_asset_check_evaluations()
+    assert {c.check_name: c.passed for c in checks} == {
+        "both_seats_in_every_run": True,
+        "unique_match_ids": True,
+        "fallback_rate_within_bound": True,
+    }
+    pairs = pd.read_parquet(project_env.data / "complete_pairs.parquet")
+    assert len(pairs) == len(DEMO_BENCHMARK_GAMES) * 4
+    (mat,) = result.asset_materializations_for_node("complete_pairs")
+    assert mat.metadata["dropped"].value == 0
+
+
+def test_the_fallback_check_fails_above_the_bound() -> None:
+    frame = pd.DataFrame(
+        {
+            "alice": ["x", "y"],
+            "bob": ["y", "x"],
+            "moves_alice": [100, 100],
+            "moves_bob": [100, 100],
+            "fallbacks_alice": [2, 0],
+            "fallbacks_bob": [0, 0],
+            "rethinks_alice": [0, 0],
+            "rethinks_bob": [0, 0],
+        }
+    )
+    result = complete_pairs.fallback_rate_within_bound(frame, {"g": frame})
+    assert not result.passed
+    problems = str(result.metadata["problems"].value)
+    assert "x: fallback on 1.00% of 200 moves (bound 0.99%)" in problems
+    assert pytest.approx(3 * 0.0033) == complete_pairs.MAX_FALLBACK_RATE
