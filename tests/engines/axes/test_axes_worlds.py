@@ -1,0 +1,143 @@
+"""``resample_world``: re-deals keep everything the seat knows, are uniform over what it does
+not, and the uninformed variant also re-deals the seat's own cards."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from engines.axes.play import ACTION, DealTrace, Stream, draw_chance, play_traced, stream_length
+from engines.axes.population import L0
+from engines.axes.worlds import replay_steps, resample_world, unseen_cards
+from engines.gbg import presets
+from engines.gbg.engine import State
+from engines.gbg.generator import generate
+from engines.gbg.spec import GameSpec
+
+
+def random_deals(spec: GameSpec, n: int, seed: int) -> list[DealTrace]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        moves = Stream(rng.random(stream_length(spec)).tolist())
+        _, trace = play_traced(spec, (L0, L0), draw_chance(spec, rng), moves, 6)
+        out.append(trace)
+    return out
+
+
+def decisions(spec: GameSpec, trace: DealTrace) -> list[tuple[int, State]]:
+    """(steps before, state) at every action step of a deal."""
+    out = []
+    for i, kind in enumerate(trace.kinds):
+        if kind == ACTION:
+            state = replay_steps(spec, trace.steps[:i])
+            assert state is not None
+            out.append((i, state))
+    return out
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [presets.kuhn(), presets.leduc(), presets.example4643(), generate(5), generate(24)],
+    ids=["kuhn", "leduc", "example4643", "seed5", "seed24"],
+)
+def test_a_world_keeps_what_the_seat_knows_and_changes_what_it_does_not(spec: GameSpec) -> None:
+    rng = np.random.default_rng(7)
+    worlds = fallbacks = changed = 0
+    for trace in random_deals(spec, 25, seed=3):
+        for upto, state in decisions(spec, trace):
+            seat = state.current_player
+            world = resample_world(spec, trace, upto, seat, rng, reference=state)
+            worlds += 1
+            fallbacks += world.fallback
+            assert world.state.current_player == seat
+            assert world.state.information_state(seat) == state.information_state(seat)
+            assert world.state.legal_actions() == state.legal_actions()
+            assert world.actions == {a: a for a in state.legal_actions()}
+            assert sorted(world.state.hands[seat]) == sorted(state.hands[seat])
+            changed += world.state.hands[1 - seat] != state.hands[1 - seat]
+    assert fallbacks <= 0.05 * worlds
+    assert changed > 0.3 * worlds  # the opponent's cards really are re-dealt
+
+
+def _kuhn_first_decision(card: int) -> tuple[DealTrace, State]:
+    spec = presets.kuhn()
+    from engines.gbg.engine import new_deal
+
+    state = new_deal(spec, explicit_chance=True)
+    trace = DealTrace()
+    trace.chance(state, card)  # Alice's card
+    trace.chance(state, (card + 1) % 3)  # Bob's card
+    return trace, state
+
+
+def test_worlds_are_uniform_over_the_unseen_cards() -> None:
+    # Alice holds J (card 0): Bob holds Q or K, each with probability 1/2.
+    spec = presets.kuhn()
+    trace, state = _kuhn_first_decision(0)
+    rng = np.random.default_rng(11)
+    n = 2_000
+    counts = Counter(
+        resample_world(spec, trace, len(trace), 0, rng, reference=state).state.hands[1][0]
+        for _ in range(n)
+    )
+    assert set(counts) == {1, 2}
+    assert abs(counts[1] - n / 2) < 4 * (n / 4) ** 0.5  # binomial, 4 standard deviations
+
+
+def test_the_uninformed_world_re_deals_the_seats_own_cards() -> None:
+    spec = presets.kuhn()
+    trace, state = _kuhn_first_decision(0)
+    assert unseen_cards(state, 0) == [1, 2]
+    assert unseen_cards(state, 0, condition_on_own_hand=False) == [0, 1, 2]
+    rng = np.random.default_rng(12)
+    n = 3_000
+    own = Counter(
+        resample_world(
+            spec, trace, len(trace), 0, rng, reference=state, condition_on_own_hand=False
+        ).state.hands[0][0]
+        for _ in range(n)
+    )
+    for card in (0, 1, 2):
+        assert abs(own[card] - n / 3) < 4 * (n * 2 / 9) ** 0.5
+
+
+def test_the_uninformed_world_renames_a_swap_after_the_card_it_now_gives() -> None:
+    # example4643 ends with Alice's swap (keep, or swap one of her cards with a random card of
+    # Bob's); in a world where her own cards were re-dealt, each swap names her new card.
+    spec = presets.example4643()
+    rng = np.random.default_rng(5)
+    seen = 0
+    for trace in random_deals(spec, 60, seed=9):
+        for upto, state in decisions(spec, trace):
+            if state.phase_id != "swap":
+                continue
+            world = resample_world(
+                spec, trace, upto, 0, rng, reference=state, condition_on_own_hand=False
+            )
+            if world.fallback:
+                continue
+            seen += 1
+            labels = state.g.label_of
+            assert sorted(world.actions.values()) == sorted(world.state.legal_actions())
+            assert set(world.actions) == set(state.legal_actions())
+            own = sorted(labels[c] for c in world.state.hands[0])
+            assert sorted(a[5:] for a in world.actions.values() if a != "keep") == sorted(set(own))
+    assert seen >= 5
+
+
+def test_worlds_are_reproducible_and_fall_back_to_the_true_cards() -> None:
+    spec = presets.leduc()
+    trace = random_deals(spec, 1, seed=4)[0]
+    upto, state = decisions(spec, trace)[-1]
+    seat = state.current_player
+    first = resample_world(spec, trace, upto, seat, np.random.default_rng(3))
+    again = resample_world(spec, trace, upto, seat, np.random.default_rng(3))
+    assert first.state.hands == again.state.hands and first.chance == again.chance
+    # With no attempt allowed, the world is the deal itself, flagged as a fallback.
+    fallback = resample_world(spec, trace, upto, seat, np.random.default_rng(3), attempts=0)
+    assert fallback.fallback and fallback.state.hands == state.hands
+    with pytest.raises(ValueError, match="not a decision of seat"):
+        resample_world(spec, trace, upto, 1 - seat, np.random.default_rng(3))
