@@ -21,7 +21,7 @@ from types import ModuleType
 
 import dagster as dg
 
-from assets import complete_pairs, match_corpus, pool, reference_games, roster
+from assets import complete_pairs, match_corpus, pool, reference_games, release, roster
 from assets.resources import ProjectPaths, RunProfile
 from pipelines.automation import SCHEDULES, SENSORS
 from pipelines.io_managers import ParquetIOManager
@@ -29,8 +29,16 @@ from pipelines.jobs import JOBS
 
 # The stages of the asset graph, in pipeline order (DESIGN.md, "Stages"). Each module exports
 # ``ASSETS`` and ``CHECKS``. Next: screening_axes/benchmark_games,
-# axis_scores, leaderboards/capability_profiles, ablations, release_bundle.
-STAGES: tuple[ModuleType, ...] = (reference_games, pool, roster, match_corpus, complete_pairs)
+# axis_scores, leaderboards/capability_profiles, ablations (each also joins the release by
+# its asset key in assets/release.py RELEASE_INPUTS).
+STAGES: tuple[ModuleType, ...] = (
+    reference_games,
+    pool,
+    roster,
+    match_corpus,
+    complete_pairs,
+    release,
+)
 
 # Steps of a run launched from the UI or a schedule: at most two at a time (the machine has two
 # cores), each in a process forked from a server that has already imported the code location,
