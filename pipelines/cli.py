@@ -21,6 +21,7 @@ COMMAND_GROUPS: tuple[str, ...] = (
     "tournament",
     "program",
     "release",
+    "axes",
 )
 
 

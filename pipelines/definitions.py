@@ -21,19 +21,19 @@ from types import ModuleType
 
 import dagster as dg
 
-from assets import complete_pairs, match_corpus, pool, reference_games, release, roster
+from assets import axes, complete_pairs, match_corpus, pool, reference_games, release, roster
 from assets.resources import ProjectPaths, RunProfile
 from pipelines.automation import SCHEDULES, SENSORS
 from pipelines.io_managers import ParquetIOManager
 from pipelines.jobs import JOBS
 
 # The stages of the asset graph, in pipeline order (DESIGN.md, "Stages"). Each module exports
-# ``ASSETS`` and ``CHECKS``. Next: screening_axes/benchmark_games,
-# axis_scores, leaderboards/capability_profiles, ablations (each also joins the release by
-# its asset key in assets/release.py RELEASE_INPUTS).
+# ``ASSETS`` and ``CHECKS``. Next: leaderboards/capability_profiles, ablations (each also
+# joins the release by its asset key in assets/release.py RELEASE_INPUTS).
 STAGES: tuple[ModuleType, ...] = (
     reference_games,
     pool,
+    axes,
     roster,
     match_corpus,
     complete_pairs,

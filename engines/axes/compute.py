@@ -22,6 +22,7 @@ chip-valued axes are 0 and ``diagnostics["std_g_zero"]`` is true.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -50,6 +51,9 @@ from engines.axes.state_space import StateSpace, state_space
 from engines.axes.temporal import temporal_share
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
+
+AXES_VERSION = "1"
+"""Bumped whenever a change to this package changes the numbers the axes produce."""
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``, called as tasks finish."""
@@ -182,7 +186,10 @@ class _Runner:
 
 
 def default_workers() -> int:
-    """Both cores (at most two: the machine's budget)."""
+    """Both cores (at most two: the machine's budget); one inside a daemonic process (e.g. a
+    Dask worker), which may not start children and whose cluster provides the parallelism."""
+    if multiprocessing.current_process().daemon:
+        return 1
     return max(1, min(2, os.cpu_count() or 1))
 
 

@@ -86,3 +86,24 @@ def seat_agreement(alice: Sequence[float], bob: Sequence[float]) -> float:
 def rerun_correlation(full: Sequence[float], rerun: Sequence[float]) -> float:
     """Spearman's rho over games of an axis and its rerun."""
     return spearman(full, rerun)
+
+
+def benchmark_diagnostics(
+    axes: Mapping[str, Sequence[float]],
+    alice: Mapping[str, Sequence[float]],
+    bob: Mapping[str, Sequence[float]],
+    rerun: Mapping[str, Sequence[float]] | None = None,
+) -> dict[str, dict[str, float]]:
+    """Table 3 and Appendix D over the benchmark: per axis, the seat agreement and the rerun
+    correlation; the pairwise correlations (keyed "a~b") and variance inflation factors."""
+    out: dict[str, dict[str, float]] = {
+        "seat_agreement": {a: seat_agreement(alice[a], bob[a]) for a in alice},
+        "rerun_correlation": (
+            {a: rerun_correlation(axes[a], rerun[a]) for a in axes} if rerun is not None else {}
+        ),
+        "pairwise_correlation": {
+            f"{a}~{b}": rho for (a, b), rho in pairwise_correlations(axes).items()
+        },
+        "variance_inflation": variance_inflation(axes),
+    }
+    return out

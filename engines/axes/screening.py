@@ -32,6 +32,7 @@ the ``paper`` screening budget) and each a function of random play only:
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -253,6 +254,8 @@ def screen_games(
     """Screening axes for (game seed, spec JSON) pairs, yielded in input order.  Game ``g``
     draws from ``derive_seed(seed, g)``, so a row does not depend on the rest of the pool."""
     workers = workers or max(1, min(2, os.cpu_count() or 1))
+    if multiprocessing.current_process().daemon:
+        workers = 1  # a daemonic worker (e.g. Dask's) may not start children
     chunks = [list(games[i : i + chunk]) for i in range(0, len(games), chunk)]
     text = budget.model_dump_json()
     done = 0
