@@ -48,9 +48,17 @@ def axes_command(args: argparse.Namespace) -> int:
     budget = axis_budget(args.budget)
     started = time.perf_counter()
 
+    tty = sys.stderr.isatty()
+    last = [started]
+
     def progress(stage: str, done: int, total: int) -> None:
-        elapsed = time.perf_counter() - started
-        print(f"\r{stage}: {done}/{total} ({elapsed:.0f}s)   ", end="", file=sys.stderr)
+        now = time.perf_counter()
+        line = f"{stage}: {done}/{total} ({now - started:.0f}s)"
+        if tty:
+            print(f"\r{line}   ", end="", file=sys.stderr, flush=True)
+        elif done == total or now - last[0] > 5:
+            last[0] = now
+            print(line, file=sys.stderr, flush=True)
 
     if args.rerun:
         report = compute_with_rerun(
@@ -64,7 +72,8 @@ def axes_command(args: argparse.Namespace) -> int:
             workers=args.workers,
             progress=progress,
         )
-    print(file=sys.stderr)
+    if tty:
+        print(file=sys.stderr)
     data = {
         "game": args.seed,
         "name": spec.name,
