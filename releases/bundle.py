@@ -273,10 +273,11 @@ def _write_data(
         entry["columns"] = [str(c) for c in frame.columns]
         entry["content_sha256"] = table_content_hash(frame)
         entries.append(entry)
-    for role, files in (("text", texts), ("image", images)):
-        for relative, content in sorted(files.items()):
-            path = work / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
-            entries.append(_entry(work, relative, role))
+    data = [("text", p, t.encode("utf-8")) for p, t in texts.items()]
+    data += [("image", p, bytes(b)) for p, b in images.items()]
+    for role, relative, content in sorted(data, key=lambda item: item[1]):
+        path = work / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        entries.append(_entry(work, relative, role))
     return entries

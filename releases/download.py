@@ -185,7 +185,7 @@ class _Bar:
         self.total, self.desc, self.done = total, desc, 0
         self.started = self.last = time.monotonic()
         if enabled and not self.counts:
-            from tqdm import tqdm
+            from tqdm import tqdm  # type: ignore[import-untyped]
 
             self.bar = tqdm(
                 total=total,

@@ -45,7 +45,7 @@ def test_file_problems_and_the_manifest_gate(tmp_path: Path) -> None:
     (tmp_path / "c.txt").write_text("new")
     assert file_problems(tmp_path, entries, {"manifest.json"}) == [
         "a.txt: SHA-256 mismatch (manifest "
-        + entries[0]["sha256"][:16]
+        + str(entries[0]["sha256"])[:16]
         + "…, file "
         + file_sha256(tmp_path / "a.txt")[:16]
         + "…)",

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pandas as pd
 import pytest
 
 from releases.versioned import REPLAY_KEY, newest_results, version_key
 
 
-def deals(version: str, runs: range, margin: int) -> list[dict[str, object]]:
+def deals(version: str, runs: Iterable[int], margin: int) -> list[dict[str, object]]:
     return [
         {
             "match_id": f"{version}/run-{r}.{d}",
