@@ -84,7 +84,7 @@ class ScreeningBudget(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    random_deals: int = Field(default=2_000, ge=2)  # state space, temporal depth, risk
+    random_deals: int = Field(default=1_500, ge=2)  # state space, temporal depth, risk
     card_deals: int = Field(default=60, ge=2)  # information sensitivity: card deals ...
     plays_per_card_deal: int = Field(default=4, ge=2)  # ... times random plays of each
     opponents: int = Field(default=8, ge=2)  # opponent modelling: random opponents ...

@@ -10,8 +10,8 @@ the ``paper`` screening budget) and each a function of random play only:
 
 - ``state_space``: log10 of the distinct coarse information states both seats reach in
   ``random_deals`` uniformly random deals.  A coarse state is the phase, the menu, the number
-  of own cards, the last three own decisions, the events seen with every card replaced by a
-  placeholder, and the positions; decisions whose menu offers two or more amounts are not
+  of own cards, the last three own decisions, the events seen with the identity of every card
+  dropped, and the positions; decisions whose menu offers two or more amounts are not
   counted (as in the paper: amounts not counted, seen cards not told apart).
 - ``temporal_depth``: the mean, over decisions with two or more legal actions, of the number
   of such decisions (either seat) still to come in the same deal.
@@ -37,6 +37,7 @@ import os
 import random
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -76,26 +77,29 @@ def _coarse_action(action: str) -> str:
     return parsed[0] if parsed is not None else action
 
 
+_CARDISH = CARD_EVENTS | PAIR_EVENTS | {"show"}
+
+
 def coarse_state(state: State, seat: int) -> tuple[Any, ...]:
     """The screening run's state of ``seat`` (see the module docstring)."""
-    events = []
-    for vis, kind, who, data in state.events:
-        if vis != PUBLIC and vis != seat:
-            continue
-        if kind in CARD_EVENTS or kind in PAIR_EVENTS or kind == "show":
-            data = "?"
-        events.append((kind, who, data))
+    cardish = _CARDISH
+    events = tuple(
+        (kind, who) if kind in cardish else (kind, who, data)
+        for vis, kind, who, data in state.events
+        if vis in (PUBLIC, seat)
+    )
     own = tuple(_coarse_action(m.action) for m in state.history if m.seat == seat)[-3:]
     return (
         state.phase_id,
         state.legal_actions(),
         len(state.hands[seat]),
         own,
-        tuple(events),
+        events,
         tuple(sorted(state.known_positions(seat).items())),
     )
 
 
+@lru_cache(maxsize=65_536)
 def _offers_amounts(menu: tuple[str, ...]) -> bool:
     return sum(amount_of(a) is not None for a in menu) >= 2
 
