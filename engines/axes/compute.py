@@ -296,6 +296,7 @@ def compute_axes(
         "seed": seed,
         "seconds": time.perf_counter() - started,
     }
+    forget_strategies()  # memoised mixtures of this game are no use to the next
     return report
 
 

@@ -4,13 +4,12 @@
 Dirichlet(1) mixture over A(I) per information state, drawn lazily the first time the state is
 met from a generator seeded by (strategy seed, information state): the mixture is a pure
 function of those two and of the menu, identical in every process whatever order states are
-visited in.  The draw is the one of ``engines.agents.population.DirichletStrategy`` (A
-independent Exp(1) draws from ``random.Random(derive_seed(seed, sha256(state)[:8]))``,
-normalised), so a strategy seed means the same strategy to the axes and to the tournament's
-population agent; the axes apply it to A(I), the reduced menu, where that agent uses the full
-menu (they differ only on menus of more than six amounts).  The axes keep their own copy
-because they sample with an injected uniform (common random numbers across replays) and memo
-cumulative weights for speed.
+visited in.  The mixture is ``engines.agents.population.DirichletStrategy``'s (A independent
+Exp(1) draws from ``random.Random(derive_seed(seed, sha256(state)[:8]))``, normalised), so a
+strategy seed means the same strategy to the axes and to the tournament's population agent;
+the axes apply it to A(I), the reduced menu, where that agent uses the full menu (they differ
+only on menus of more than six amounts), and sample it with an injected uniform (common random
+numbers across replays) instead of a generator.
 
 Ranking: the ``population_size`` strategies play ``ranking_deals`` deals each against L0, seats
 alternating, every strategy on the same deals (the same card orders and the same L0 uniforms);
@@ -25,14 +24,12 @@ drawn from P_Theta, and each pair plays ``std_deals`` deals.
 
 from __future__ import annotations
 
-import hashlib
-import math
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from engines.agents.population import DirichletStrategy
 from engines.axes.budgets import AxisBudget
 from engines.axes.play import Policy, Stream, chip_lead, draw_chance, play_out, stream_length
 from engines.gbg.engine import State, new_deal
@@ -52,44 +49,27 @@ class Uniform:
 L0 = Uniform()
 
 
-def _state_key(info_state: str) -> int:
-    return int.from_bytes(hashlib.sha256(info_state.encode("utf-8")).digest()[:8], "big")
-
-
 class Dirichlet:
-    """Population strategy ``seed``: a Dirichlet(1) mixture per information state."""
+    """Population strategy ``seed``: a Dirichlet(1) mixture per information state, drawn by
+    ``engines.agents.population.DirichletStrategy`` and sampled with an injected uniform."""
 
-    __slots__ = ("_memo", "name", "seed")
+    __slots__ = ("_strategy", "name", "seed")
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
         self.name = f"dirichlet-{seed:016x}"
-        self._memo: dict[tuple[str, tuple[str, ...]], tuple[float, ...]] = {}
+        self._strategy = DirichletStrategy(seed)
 
     def mixture(self, info_state: str, menu: Sequence[str]) -> tuple[float, ...]:
-        """The probabilities over ``menu`` at ``info_state``."""
-        cumulative = self._cumulative(info_state, tuple(menu))
-        return tuple(b - a for a, b in zip((0.0, *cumulative[:-1]), cumulative, strict=True))
-
-    def _cumulative(self, info_state: str, menu: tuple[str, ...]) -> tuple[float, ...]:
-        key = (info_state, menu)
-        found = self._memo.get(key)
-        if found is None:
-            draw = random.Random(derive_seed(self.seed, _state_key(info_state)))
-            weights = [-math.log(1.0 - draw.random()) for _ in menu]
-            total = sum(weights)
-            acc = 0.0
-            cumulative = []
-            for w in weights:
-                acc += w / total
-                cumulative.append(acc)
-            found = self._memo[key] = tuple(cumulative)
-        return found
+        """The probabilities over ``menu`` at ``info_state`` (drawn on first use, memoised)."""
+        return self._strategy.mixture(info_state, menu)
 
     def choose(self, state: State, seat: int, menu: tuple[str, ...], u: float) -> str:
-        cumulative = self._cumulative(state.information_state(seat), menu)
-        for action, edge in zip(menu, cumulative, strict=True):
-            if u < edge:
+        probs = self._strategy.mixture(state.information_state(seat), menu)
+        acc = 0.0
+        for action, p in zip(menu, probs, strict=True):
+            acc += p
+            if u < acc:
                 return action
         return menu[-1]
 
