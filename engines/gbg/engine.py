@@ -219,7 +219,8 @@ class State:
     def information_state(self, seat: int | str) -> str:
         """The perfect-recall key: every event ``seat`` has seen, in order."""
         s = _seat_index(seat)
-        seen = [ev[1:] for ev in self.events if ev[0] == PUBLIC or ev[0] == s]
+        label = self.g.label_of
+        seen = [_named(ev, label) for ev in self.events if ev[0] == PUBLIC or ev[0] == s]
         return f"{SEATS[s]}:{seen!r}"
 
     def abstract_state(self, seat: int | str) -> tuple[Any, ...]:
@@ -229,9 +230,10 @@ class State:
         and the opponent's, the pot, the board, everything else it has been shown, positions.
         """
         s = _seat_index(seat)
+        label = self.g.label_of
         own = tuple(m.action for m in self.history if m.seat == s)[-3:]
         shown = tuple(
-            ev[1:]
+            _named(ev, label)
             for ev in self.events
             if (ev[0] == PUBLIC or ev[0] == s) and not (ev[1] == "act" and ev[2] == s)
         )
@@ -239,12 +241,12 @@ class State:
         return (
             self.phase_id,
             self._legal if self.current_player == s else (),
-            tuple(sorted(self.hands[s])),
+            tuple(sorted(label[c] for c in self.hands[s])),
             own,
             self.stacks[s],
             self.stacks[1 - s],
             self.pot(),
-            tuple(self.board),
+            tuple(label[c] for c in self.board),
             shown,
             positions,
         )
@@ -459,6 +461,19 @@ class State:
         self.events.append((PUBLIC, "settle", winner, None))
         self.current_player = TERMINAL
         self._legal = ()
+
+
+def _named(event: Event, label: list[str]) -> tuple[Any, ...]:
+    """An event without its visibility, cards named by label rather than id: two copies of a
+    card (``Deck.copies`` > 1) are indistinguishable to a seat, so they must key alike."""
+    _, kind, seat, data = event
+    if kind in CARD_EVENTS:
+        return (kind, seat, label[data])
+    if kind == "show":
+        return (kind, seat, tuple(tuple(label[c] for c in hand) for hand in data))
+    if kind in PAIR_EVENTS:
+        return (kind, seat, tuple(label[c] for c in data))
+    return (kind, seat, data)
 
 
 def _seat_index(seat: int | str) -> int:

@@ -1,20 +1,12 @@
-"""Engine behaviour the axes rely on, including one open engine issue (a strict xfail).
+"""Engine behaviour the axes rely on.
 
-Issue (reported to the engine's owner): ``State.information_state`` and
-``State.abstract_state`` name cards by card id.  With ``Deck.copies > 1`` two copies of one
-card (same label, e.g. two J♠) are different ids, so two deals that a seat cannot tell apart
-(its observation is identical) get different information states.  For the axes this inflates
-the state-space count and gives a Dirichlet strategy different mixtures at what is one
-information set.  The generator produces such decks only through its "doubled the deck"
-repair (none of the first 60 accepted games).  Proposed fix: in both methods, write card data
-(``card``, ``board``, ``peek``, ``peek_top``, ``discard`` events, the pairs of ``show``,
-``swap_take`` and ``board_swap``, the hand and the board) as ``self.g.label_of[card]`` rather
-than the id, sorted where a set is meant.  The test below then passes (remove the xfail).
+With ``Deck.copies > 1`` two copies of one card (same label, e.g. two J♠) are different card
+ids; a seat cannot tell them apart, so its information state and abstract state name cards by
+label.  Otherwise the state-space count would be inflated and a Dirichlet strategy would mix
+differently at what is one information set.
 """
 
 from __future__ import annotations
-
-import pytest
 
 from engines.gbg.engine import State, new_deal
 from engines.gbg.spec import (
@@ -58,7 +50,6 @@ def test_the_two_copies_look_the_same_to_their_holder() -> None:
     assert first.observation(0) == second.observation(0)
 
 
-@pytest.mark.xfail(strict=True, reason="engine issue: card ids, not labels, in information states")
 def test_copies_of_a_card_give_one_information_state() -> None:
     first, second = _deal(0), _deal(1)
     assert first.information_state(0) == second.information_state(0)
@@ -72,7 +63,7 @@ def test_the_abstract_state_has_what_appendix_c_lists() -> None:
     state.apply("check")
     phase, menu, hand, own, stack, other, pot, board, shown, positions = state.abstract_state(1)
     assert (phase, menu) == ("bet", ("check", "bet 1"))
-    assert (hand, own, board, positions) == ((2,), (), (), ())
+    assert (hand, own, board, positions) == (("Q♠",), (), (), ())
     assert (stack, other, pot) == (state.stacks[1], state.stacks[0], state.pot())
     assert ("act", 0, "check") in shown
     assert not any(event[0] == "card" and event[2] == 0 for event in shown)  # not Alice's card
