@@ -30,6 +30,7 @@ import email.utils
 import json
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -99,7 +100,12 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
 
 
 class ProviderGate:
-    """Concurrency, request rate and Retry-After pauses of one provider."""
+    """Concurrency, request rate and Retry-After pauses of one provider.
+
+    A request holds one of ``concurrency`` numbered slots while in flight; the transport sends
+    it through the HTTP client that owns that slot, so no client ever has more requests than
+    connections (``httpx``'s pool gets slow when many requests queue for many connections).
+    """
 
     def __init__(self, concurrency: int, requests_per_minute: float | None = None) -> None:
         if concurrency < 1:
@@ -108,30 +114,36 @@ class ProviderGate:
             raise ValueError(f"requests_per_minute must be positive, got {requests_per_minute}")
         self.concurrency = concurrency
         self.interval = 60.0 / requests_per_minute if requests_per_minute else 0.0
-        self._slots = asyncio.Semaphore(concurrency)
+        self._free: asyncio.Queue[int] = asyncio.Queue()
+        for slot in range(concurrency):
+            self._free.put_nowait(slot)
         self._next_start = 0.0
         self._paused_until = 0.0
+
+    def free_slots(self) -> int:
+        return self._free.qsize()
 
     def pause(self, seconds: float) -> None:
         """Hold every request of this provider for ``seconds`` from now (a 429's Retry-After)."""
         self._paused_until = max(self._paused_until, time.monotonic() + seconds)
 
-    async def acquire(self) -> None:
-        await self._slots.acquire()
+    async def acquire(self) -> int:
+        """Wait for a free slot, the rate limit and any pause; return the slot's number."""
+        slot = await self._free.get()
         try:
             while True:
                 now = time.monotonic()
                 start = max(now, self._next_start, self._paused_until)
                 if start <= now:
                     self._next_start = now + self.interval
-                    return
+                    return slot
                 await asyncio.sleep(start - now)
         except BaseException:
-            self._slots.release()
+            self._free.put_nowait(slot)
             raise
 
-    def release(self) -> None:
-        self._slots.release()
+    def release(self, slot: int) -> None:
+        self._free.put_nowait(slot)
 
 
 @dataclass
@@ -148,13 +160,16 @@ class Transport:
 
     def __init__(
         self,
-        client: httpx.AsyncClient,
+        clients: httpx.AsyncClient | Sequence[httpx.AsyncClient],
         gate: ProviderGate,
         retry: RetryPolicy,
         rng: random.Random,
         timeout_s: float = 120.0,
     ) -> None:
-        self.client = client
+        self.clients = [clients] if isinstance(clients, httpx.AsyncClient) else list(clients)
+        if not self.clients:
+            raise ValueError("a transport needs at least one HTTP client")
+        self.slots_per_client = -(-gate.concurrency // len(self.clients))
         self.gate = gate
         self.retry = retry
         self.rng = rng
@@ -173,10 +188,11 @@ class Transport:
         last_kind: Literal["timeout", "error"] = "error"
         for attempt in range(self.retry.max_retries + 1):
             wait: float | None = None
-            await self.gate.acquire()
+            slot = await self.gate.acquire()
+            client = self.clients[slot // self.slots_per_client]
             started = time.perf_counter()
             try:
-                reply = await self.client.post(
+                reply = await client.post(
                     url, content=payload, headers=headers, timeout=self.timeout
                 )
                 latency = time.perf_counter() - started
@@ -204,7 +220,7 @@ class Transport:
                 else:
                     raise NonRetryableError(status, f"HTTP {status}: {_detail(reply, secrets)}")
             finally:
-                self.gate.release()
+                self.gate.release(slot)
             if attempt < self.retry.max_retries:
                 await asyncio.sleep(
                     wait if wait is not None else self.retry.backoff(attempt, self.rng)

@@ -3,6 +3,7 @@
 Layout of a tournament folder::
 
     journal.jsonl      one line per finished match: {"match": {...}, "moves": [...]}
+    journal.w<k>.jsonl the same, written by worker process k of a multi-process tournament
     matches.parquet    one row per match (DESIGN.md match schema, ``MATCH_SCHEMA``)
     moves.parquet      one row per move (DESIGN.md move schema, ``MOVE_SCHEMA``)
     cache.sqlite       the response cache of the LLM players (engines.agents.cache)
@@ -12,7 +13,8 @@ Why a journal: a match is appended as one line and flushed as soon as it ends, s
 killed at any moment loses only the matches in flight (they are replayed on resume, with the
 same seeds and, for LLM players, the same cached answers).  On open, a torn last line (the
 kill came mid-write) is cut off.  When a match id appears on several lines (a failed match
-replayed with ``retry_failed``), the last line wins.
+replayed with ``retry_failed``), the last line wins, except that a complete match is never
+replaced by a failed one (journals are read main journal first, then workers' in order).
 
 The tables are derived from the journal: the matches of the current schedule, in schedule
 order, written through a temporary file and ``os.replace``, so a reader never sees half a
@@ -153,8 +155,28 @@ class Corpus:
                 f"another tournament is writing to {self.folder}; wait for it or use another --out"
             ) from None
         self._lock = lock
-        self.records = read_journal(self.journal_path, repair=True)
+        self.reload(repair=True)
         self._journal = open(self.journal_path, "a", encoding="utf-8")  # noqa: SIM115
+
+    def journal_paths(self) -> list[Path]:
+        """The main journal, then the worker journals in order."""
+        workers = sorted(self.folder.glob("journal.w*.jsonl"), key=lambda p: p.name)
+        return [self.journal_path, *workers]
+
+    def worker_journal(self, worker: int) -> Path:
+        return self.folder / f"journal.w{worker}.jsonl"
+
+    def reload(self, repair: bool = False) -> None:
+        """Read every journal (after worker processes have written theirs)."""
+        merged: dict[str, tuple[Record, list[Record]]] = {}
+        for path in self.journal_paths():
+            for match_id, record in read_journal(path, repair=repair).items():
+                old = merged.get(match_id)
+                if old is None or not (
+                    old[0]["status"] == "complete" and record[0]["status"] != "complete"
+                ):
+                    merged[match_id] = record
+        self.records = merged
 
     def close(self) -> None:
         if self._journal is not None:
@@ -170,9 +192,7 @@ class Corpus:
     def append(self, match: Record, moves: list[Record]) -> None:
         """Journal one finished match (one line, flushed to the operating system)."""
         assert self._journal is not None, "the corpus is not open"
-        line = json.dumps({"match": match, "moves": moves}, ensure_ascii=False)
-        self._journal.write(line + "\n")
-        self._journal.flush()
+        write_journal_line(self._journal, match, moves)
         self.records[match["match_id"]] = (match, moves)
 
     def status(self, match_id: str) -> str | None:
@@ -191,6 +211,22 @@ class Corpus:
         write_table(matches, MATCH_SCHEMA, self.folder / MATCHES)
         write_table(moves, MOVE_SCHEMA, self.folder / MOVES)
         return len(matches), len(moves)
+
+
+def write_journal_line(journal: IO[str], match: Record, moves: list[Record]) -> None:
+    """Append one match as one line and flush it to the operating system."""
+    journal.write(json.dumps({"match": match, "moves": moves}, ensure_ascii=False) + "\n")
+    journal.flush()
+
+
+def repair_journal(path: Path) -> None:
+    """Cut a torn last line (a process killed mid-write) off a journal."""
+    if path.exists():
+        data = path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):
+            with open(path, "r+b") as handle:
+                handle.truncate(end)
 
 
 def read_journal(path: Path, repair: bool = False) -> dict[str, tuple[Record, list[Record]]]:

@@ -25,6 +25,7 @@ recorded, and ``complete_pairs`` drops them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -34,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from engines.agents.base import BuiltinPlayer, Decision, MoveFailed, Player, PlayerStopped
 from engines.agents.builtin import builtin_agent
@@ -47,6 +48,8 @@ from engines.tournament.corpus import Corpus, Record
 from engines.tournament.schedule import Game, ScheduledMatch, block_schedule
 
 SEAT_SALT = 0x5EA7
+# Connections per HTTP client: a provider's concurrency is spread over several small clients.
+CLIENT_SLOTS = 4
 
 
 @dataclass(frozen=True)
@@ -287,13 +290,24 @@ class Lineup:
     players: dict[str, Player]
     fingerprints: dict[str, str]
     cache: ResponseCache
-    client: Any = None
+    clients: list[Any] = field(default_factory=list)
     all_builtin: bool = True
     stopped: dict[str, str] = field(default_factory=dict)
 
     async def aclose(self) -> None:
-        if self.client is not None:
-            await self.client.aclose()
+        for client in self.clients:
+            await client.aclose()
+
+
+def provider_gate(roster: Roster, group: str, share: int = 1) -> Any:
+    """The gate of provider ``group`` for one of ``share`` processes."""
+    from engines.agents.transport import ProviderGate
+
+    limits = roster.limits(group)
+    rate = limits.requests_per_minute
+    return ProviderGate(
+        max(1, -(-limits.concurrency // share)), rate / share if rate is not None else None
+    )
 
 
 def build_lineup(
@@ -301,34 +315,44 @@ def build_lineup(
     cache: ResponseCache,
     rng: random.Random,
     environ: dict[str, str] | None = None,
+    share: int = 1,
 ) -> Lineup:
     """Players for every roster entry (must run inside the event loop when LLMs play).
 
     An LLM player whose key variable is unset starts stopped, with a message naming the
-    variable (never a value).
+    variable (never a value).  ``share``: how many processes split the providers' limits (each
+    gets 1/share of a provider's concurrency and request rate).
     """
     env = dict(os.environ) if environ is None else environ
     fingerprints = {p.name: roster.fingerprint(p.name) for p in roster.players}
     players: dict[str, Player] = {}
     api_entries = [p for p in roster.players if isinstance(p, ApiEntry)]
-    client = None
+    clients: dict[str, list[Any]] = {}
     if api_entries:
         import httpx
 
         from engines.agents.llm import LLMPlayer, Price
         from engines.agents.providers import make_provider
-        from engines.agents.transport import ProviderGate, RetryPolicy, Transport
+        from engines.agents.transport import RetryPolicy, Transport
 
-        groups = {p.provider_group for p in api_entries}
-        gates = {
-            g: ProviderGate(roster.limits(g).concurrency, roster.limits(g).requests_per_minute)
-            for g in sorted(groups)
+        groups = sorted({p.provider_group for p in api_entries})
+        gates = {g: provider_gate(roster, g, share) for g in groups}
+        # each provider's slots are served by clients of CLIENT_SLOTS connections each, sharing
+        # one TLS context (building one reads the CA bundle: tens of milliseconds)
+        tls = httpx.create_ssl_context()
+        clients = {
+            g: [
+                httpx.AsyncClient(
+                    limits=httpx.Limits(
+                        max_connections=CLIENT_SLOTS, max_keepalive_connections=CLIENT_SLOTS
+                    ),
+                    trust_env=False,
+                    verify=tls,
+                )
+                for _ in range(-(-gates[g].concurrency // CLIENT_SLOTS))
+            ]
+            for g in groups
         }
-        total = sum(g.concurrency for g in gates.values())
-        client = httpx.AsyncClient(
-            limits=httpx.Limits(max_connections=total, max_keepalive_connections=total),
-            trust_env=False,
-        )
     for entry in roster.players:
         if isinstance(entry, BuiltinEntry):
             agent = builtin_agent(entry.agent, entry.params)
@@ -343,9 +367,8 @@ def build_lineup(
             backoff_max_s=limits.backoff_max_s,
             max_retry_after_s=limits.max_retry_after_s,
         )
-        assert client is not None
         transport = Transport(
-            client,
+            clients[entry.provider_group],
             gates[entry.provider_group],
             retry,
             random.Random(rng.getrandbits(64)),
@@ -370,7 +393,8 @@ def build_lineup(
                 "is not set (it should hold the API key)"
             )
         players[entry.name] = player
-    return Lineup(players, fingerprints, cache, client, all_builtin=not api_entries)
+    every_client = [c for group in clients.values() for c in group]
+    return Lineup(players, fingerprints, cache, every_client, all_builtin=not api_entries)
 
 
 # --- the tournament ----------------------------------------------------------------------------
@@ -398,10 +422,14 @@ def player_rates(records: Sequence[tuple[Record, list[Record]]]) -> dict[str, di
     }
 
 
+class JournalSink(Protocol):
+    def append(self, match: Record, moves: list[Record]) -> None: ...
+
+
 async def _play_all(
     pending: list[ScheduledMatch],
     lineup: Lineup,
-    corpus: Corpus,
+    corpus: JournalSink,
     parallel: int,
     on_match: Callable[[Record, list[Record]], None],
 ) -> int:
@@ -434,6 +462,160 @@ async def _play_all(
     return skipped
 
 
+# --- several processes ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShardJob:
+    """What one worker process plays: its matches of the schedule, into its own journal."""
+
+    roster: dict[str, Any]
+    games: tuple[str, ...]
+    runs: int
+    folder: str
+    worker: int
+    workers: int
+    match_ids: tuple[str, ...]
+    parallel: int
+    offline: bool
+    environ: dict[str, str] | None
+    seed: int
+
+
+def _die_with_parent(parent: int) -> None:
+    """Ask Linux to kill this process when its parent dies (a killed tournament leaves no
+    worker behind); elsewhere, at least notice an already-dead parent."""
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def play_shard(job: ShardJob, events: Any, parent: int) -> None:
+    """A worker process: play ``job``'s matches, journal them, report on ``events``."""
+    _die_with_parent(parent)
+    from engines.agents.roster import parse_roster
+    from engines.tournament.corpus import write_journal_line
+    from engines.tournament.schedule import resolve_games
+
+    roster = parse_roster(job.roster)
+    games = resolve_games(list(job.games))
+    wanted = set(job.match_ids)
+    pending = [m for m in tournament_schedule(roster, games, job.runs) if m.match_id in wanted]
+    folder = Path(job.folder)
+    cache = ResponseCache(folder / "cache.sqlite", offline=job.offline)
+    journal_path = folder / f"journal.w{job.worker}.jsonl"
+    try:
+        with open(journal_path, "a", encoding="utf-8") as journal:
+
+            class ShardCorpus:
+                def append(self, row: Record, moves: list[Record]) -> None:
+                    write_journal_line(journal, row, moves)
+
+            def on_match(row: Record, moves: list[Record]) -> None:
+                events.put(("match", len(moves)))
+
+            async def main() -> tuple[int, dict[str, str]]:
+                rng = random.Random(derive_seed(job.seed, job.worker))
+                lineup = build_lineup(roster, cache, rng, job.environ, share=job.workers)
+                for player in lineup.players.values():
+                    if player.stopped:
+                        lineup.stopped[player.name] = player.stopped
+                try:
+                    count = await _play_all(
+                        pending,
+                        lineup,
+                        ShardCorpus(),
+                        job.parallel,
+                        on_match,
+                    )
+                finally:
+                    await lineup.aclose()
+                return count, lineup.stopped
+
+            skipped, stopped = asyncio.run(main())
+        events.put(("done", job.worker, skipped, stopped, cache.hits, cache.misses))
+    except BaseException as exc:  # report, then let the parent decide
+        events.put(("failed", job.worker, f"{type(exc).__name__}: {exc}"))
+        raise
+    finally:
+        cache.close()
+
+
+def play_sharded(
+    roster: Roster,
+    games: Sequence[Game],
+    runs: int,
+    corpus: Corpus,
+    pending: list[ScheduledMatch],
+    workers: int,
+    parallel: int,
+    offline: bool,
+    environ: dict[str, str] | None,
+    seed: int,
+    on_progress: Callable[[int], None],
+) -> tuple[int, dict[str, str], int, int]:
+    """Play ``pending`` in ``workers`` processes (matches dealt round-robin); return (skipped,
+    stopped players, cache hits, cache misses).  The corpus is reloaded afterwards."""
+    import multiprocessing
+    import queue as queues
+
+    from engines.agents.roster import roster_json
+
+    context = multiprocessing.get_context("spawn")
+    events = context.Queue()
+    data = json.loads(roster_json(roster))
+    tokens = tuple(g.token for g in games)
+    processes = []
+    for k in range(workers):
+        share = tuple(m.match_id for m in pending[k::workers])
+        job = ShardJob(
+            data, tokens, runs, str(corpus.folder), k, workers, share,
+            max(1, -(-parallel // workers)), offline, environ, seed,
+        )  # fmt: skip
+        process = context.Process(target=play_shard, args=(job, events, os.getpid()))
+        process.start()
+        processes.append(process)
+    skipped, hits, misses = 0, 0, 0
+    stopped: dict[str, str] = {}
+    finished: set[int] = set()
+    failures: list[str] = []
+    try:
+        while len(finished) < workers:
+            try:
+                event = events.get(timeout=0.5)
+            except queues.Empty:
+                for k, process in enumerate(processes):
+                    if k not in finished and process.exitcode is not None:
+                        finished.add(k)
+                        failures.append(f"worker {k} exited with status {process.exitcode}")
+                continue
+            if event[0] == "match":
+                on_progress(event[1])
+            elif event[0] == "done":
+                finished.add(event[1])
+                skipped += event[2]
+                stopped.update(event[3])
+                hits += event[4]
+                misses += event[5]
+            elif event[0] == "failed":
+                finished.add(event[1])
+                failures.append(f"worker {event[1]}: {event[2]}")
+    finally:
+        for process in processes:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        corpus.reload()
+    if failures:
+        raise RuntimeError("; ".join(failures))
+    return skipped, stopped, hits, misses
+
+
 def run_tournament(
     roster: Roster,
     games: Sequence[Game],
@@ -447,8 +629,16 @@ def run_tournament(
     progress: Callable[[Progress], None] | None = None,
     environ: dict[str, str] | None = None,
     seed: int = 0,
+    workers: int = 1,
 ) -> TournamentSummary:
-    """Play (or resume) a tournament into ``folder`` (see the module docstring)."""
+    """Play (or resume) a tournament into ``folder`` (see the module docstring).
+
+    ``workers`` > 1 plays the LLM matches in that many processes (each with its own event loop
+    and journal, the providers' limits split between them): one event loop saturates a core
+    at a few hundred requests per second.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
     started = time.perf_counter()
     schedule = tournament_schedule(roster, games, runs)
     order = [m.match_id for m in schedule]
@@ -488,6 +678,25 @@ def run_tournament(
                     row, moves = play_builtin_match(m, lineup.players, lineup.fingerprints)
                     corpus.append(row, moves)
                     on_match(row, moves)
+            elif workers > 1 and len(pending) > 1:
+                moves_seen = 0
+
+                def on_progress(n_moves: int) -> None:
+                    nonlocal played, moves_played, moves_seen
+                    played += 1
+                    moves_played += n_moves
+                    if progress is not None:
+                        progress(
+                            Progress(len(done) + played, len(schedule), played, moves_played,
+                                     time.perf_counter() - started)
+                        )  # fmt: skip
+
+                skipped, stopped, extra_hits, extra_misses = play_sharded(
+                    roster, games, runs, corpus, pending, workers, parallel, offline,
+                    environ, seed, on_progress,
+                )  # fmt: skip
+                cache.hits += extra_hits
+                cache.misses += extra_misses
             else:
 
                 async def main() -> tuple[int, dict[str, str]]:

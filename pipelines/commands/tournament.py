@@ -4,9 +4,10 @@
   scheduled deal not yet in ``DIR`` and write ``DIR/matches.parquet`` and ``DIR/moves.parquet``.
   Killed at any moment and started again with the same command, it ends with the corpus an
   uninterrupted run writes.  ``SEEDS``: comma-separated generator seeds, preset names or spec
-  files.  ``--parallel`` bounds the matches in flight; ``--retry-failed`` plays recorded
-  timeouts and errors again; ``--offline`` answers every model call from ``DIR/cache.sqlite``
-  (a rebuild that calls no provider).
+  files.  ``--parallel`` bounds the matches in flight (``--workers`` processes share them and
+  the providers' limits); ``--retry-failed`` plays recorded timeouts and errors again;
+  ``--offline`` answers every model call from ``DIR/cache.sqlite`` (a rebuild that calls no
+  provider).
 
 Progress (matches done of scheduled, rate, ETA) goes to stderr; the summary to stdout (JSON with
 ``--json``).  Exit status 0 when every scheduled match is recorded, 1 when a player was stopped
@@ -33,6 +34,9 @@ def register(subparsers: Any) -> None:
     run.add_argument("--runs", required=True, type=int, metavar="N", help="runs per matchup")
     run.add_argument("--out", required=True, metavar="DIR", help="output folder (resumable)")
     run.add_argument("--parallel", type=int, default=64, metavar="M", help="matches in flight")
+    run.add_argument(
+        "--workers", type=int, default=1, metavar="W", help="processes playing LLM matches"
+    )
     run.add_argument("--retry-failed", action="store_true", help="replay timeouts and errors")
     run.add_argument("--offline", action="store_true", help="answer only from the cache")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -75,6 +79,8 @@ def run_command(args: argparse.Namespace) -> int:
         raise ValueError(f"--runs must be at least 1, got {args.runs}")
     if args.parallel < 1:
         raise ValueError(f"--parallel must be at least 1, got {args.parallel}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
     roster = load_roster(Path(args.roster))
     games = resolve_games(parse_game_list(args.games))
     summary = run_tournament(
@@ -83,6 +89,7 @@ def run_command(args: argparse.Namespace) -> int:
         args.runs,
         Path(args.out),
         parallel=args.parallel,
+        workers=args.workers,
         retry_failed=args.retry_failed,
         offline=args.offline,
         progress=_ProgressLine(not args.quiet),

@@ -191,7 +191,7 @@ def test_concurrency_limit_holds_requests_in_flight() -> None:
             transport = Transport(client, gate, FAST, random.Random(0))
             url = server.url + "/chat/completions"
             await asyncio.gather(*(transport.post_json(url, {}, {}) for _ in range(12)))
-            assert gate._slots._value == 3  # every slot released
+            assert gate.free_slots() == 3  # every slot released
 
     with ScriptedServer(script) as server:
         asyncio.run(go(server))

@@ -396,3 +396,81 @@ def test_matches_are_played_concurrently(tmp_path: Path) -> None:
     # 16 matches of 1-2 LLM moves at 200 ms a call: sequential play would take >= 3.2 s
     assert summary.finished and summary.elapsed_s < 2.5
     assert random.Random(0)  # (no global state was touched)
+
+
+def test_worker_processes_write_the_same_corpus(tmp_path: Path) -> None:
+    with ScriptedServer(chaos) as server:
+        roster = llm_roster(server.url, timeout_s=0.3)
+        one = play(roster, tmp_path / "one", games=("kuhn", "leduc"), runs=4)
+        two = play(roster, tmp_path / "two", games=("kuhn", "leduc"), runs=4, workers=2)
+        calls = len(server.requests)
+        again = play(roster, tmp_path / "two", games=("kuhn", "leduc"), runs=4, workers=2)
+        assert len(server.requests) == calls and again.played == 0
+    assert one.recorded == two.recorded == 16 and two.played == 16
+    assert sorted(p.name for p in (tmp_path / "two").glob("journal*")) == [
+        "journal.jsonl",
+        "journal.w0.jsonl",
+        "journal.w1.jsonl",
+    ]
+    # chaos answers by arrival order, so statuses may differ between the two runs; the
+    # schedule, the ids and the order of the tables may not
+    left, right = stable(tmp_path / "one" / MATCHES), stable(tmp_path / "two" / MATCHES)
+    assert left["match_id"].tolist() == right["match_id"].tolist()
+    assert set(right["status"]) <= {"complete", "timeout", "error"}
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        play(roster, tmp_path / "three", workers=0)
+
+
+def test_killing_the_tournament_leaves_no_worker_behind(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def children(pid: int) -> list[int]:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[1]) == pid:
+                    found.append(int(entry.name))
+        return found
+
+    with ScriptedServer(delay_s=0.1) as server:
+        roster = tmp_path / "roster.yaml"
+        roster.write_text(
+            "players:\n"
+            f"  - {{name: a, kind: openai, model: a, base_url: '{server.url}'}}\n"
+            f"  - {{name: b, kind: openai, model: b, base_url: '{server.url}'}}\n"
+        )
+        genstrat = str(Path(sys.executable).with_name("genstrat"))
+        out = str(tmp_path / "out")
+        command = [genstrat, "tournament", "run", "--roster", str(roster), "--games", "leduc",
+                   "--runs", "200", "--out", out, "--workers", "2", "--quiet"]  # fmt: skip
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while time.monotonic() < deadline and len(workers) < 2:
+            workers = [c for c in children(process.pid) if c != process.pid]
+            time.sleep(0.1)
+        while time.monotonic() < deadline and len(server.requests) < 20:
+            time.sleep(0.1)
+        assert len(server.requests) >= 20, "the workers never played"
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(Path(f"/proc/{w}").exists() for w in workers):
+            time.sleep(0.1)
+
+    def running(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        return state != "Z"  # a zombie has exited
+
+    assert workers and not [w for w in workers if running(w)]
