@@ -30,7 +30,7 @@ from pydantic import Field
 
 from assets.metadata import markdown_table
 from assets.resources import RunProfile
-from engines.gbg import ENGINE_VERSION
+from engines.gbg import ENGINE_VERSION, GameSpec, rulebook
 from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig
 from quality.expectations import SUITES
 from quality.gates import DEFAULT_MAX_FALLBACK_RATE, GateResult
@@ -113,9 +113,12 @@ def rulebook_texts(tables: Mapping[str, pd.DataFrame]) -> dict[str, str]:
     texts: dict[str, str] = {}
     for sources in RULEBOOK_SOURCES:
         name = next((s for s in sources if s in tables), None)
-        if name is None or "rulebook" not in tables[name].columns:
+        if name is None or not {"rulebook", "spec_json"} & set(tables[name].columns):
             continue
         frame = tables[name]
+        if "rulebook" not in frame.columns:  # rendered from the spec, as players see it
+            specs = [GameSpec.from_json(str(s)) for s in frame["spec_json"]]
+            frame = frame.assign(rulebook=[rulebook(spec) for spec in specs])
         if "seed" in frame.columns or "game_seed" in frame.columns:
             column = "seed" if "seed" in frame.columns else "game_seed"
             labels = [f"seed-{int(s)}" for s in frame[column]]

@@ -102,6 +102,14 @@ SUITES: dict[str, tuple[Expectation, ...]] = {
         _at_least("deck_size", 2),
         _at_least("phases", 1),
     ),
+    "benchmark_games": (
+        ("ExpectTableRowCountToBeBetween", {"min_value": 1}),
+        *_exist("seed", "spec_hash", "spec_json"),
+        *_not_null("seed", "spec_hash", "spec_json"),
+        ("ExpectColumnValuesToBeUnique", {"column": "seed"}),
+        ("ExpectColumnValuesToBeUnique", {"column": "spec_hash"}),
+        ("ExpectColumnValuesToMatchRegex", {"column": "spec_hash", "regex": SHA256_REGEX}),
+    ),
     "roster": (
         ("ExpectTableRowCountToBeBetween", {"min_value": 2}),
         *_exist("name", "kind", "block", "rethinks", "fingerprint", "api_key_env"),

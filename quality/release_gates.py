@@ -47,21 +47,25 @@ GATE_NAMES = (
 )
 
 
-FROZEN_GAME_SOURCES = (("benchmark_games",), ("accepted_games", "reference_games"))
+# Where the frozen games come from, first present wins: the benchmark, else the accepted pool.
+# The presets of reference_games are frozen inputs too (their hashes are pinned by golden
+# tests, and a tournament may play them beside the generated games).
+FROZEN_GAME_SOURCES = ("benchmark_games", "accepted_games")
+PRESET_SOURCE = "reference_games"
 
 
 def frozen_games(tables: Mapping[str, pd.DataFrame]) -> dict[int, str] | None:
     """``{game seed: spec hash}`` of the games the matches must have been played on: the
-    ``benchmark_games``, else the ``accepted_games`` and the presets of ``reference_games``
+    ``benchmark_games``, else the ``accepted_games``, with the presets of ``reference_games``
     (``None`` when none of them is present)."""
-    for names in FROZEN_GAME_SOURCES:
-        present = [tables[n] for n in names if n in tables]
-        if present:
-            frozen: dict[int, str] = {}
-            for frame in present:
-                frozen.update(frozen_spec_hashes(frame))
-            return frozen
-    return None
+    primary = next((n for n in FROZEN_GAME_SOURCES if n in tables), None)
+    names = [n for n in (primary, PRESET_SOURCE) if n is not None and n in tables]
+    if not names:
+        return None
+    frozen: dict[int, str] = {}
+    for name in names:
+        frozen.update(frozen_spec_hashes(tables[name]))
+    return frozen
 
 
 def table_gates(

@@ -103,7 +103,7 @@ def test_rulebook_consistency_names_the_game_and_the_gap() -> None:
     assert not result.passed and result.figures["inconsistent"] == 1
     assert "kuhn: stack" in result.message
     with pytest.raises(ValueError, match="needs column"):
-        rulebook_consistency(games.drop(columns=["rulebook"]))
+        rulebook_consistency(games.drop(columns=["spec_json"]))
 
 
 def test_release_gates_fold_tables_and_mark_what_does_not_apply() -> None:
@@ -142,3 +142,27 @@ def test_presets_attest_through_their_tournament_game_seed() -> None:
     assert frozen is not None
     assert frozen[preset_game_seed(presets.kuhn())] == presets.kuhn().spec_hash
     assert frozen_games({"roster": pd.DataFrame()}) is None
+
+
+def test_a_benchmark_table_is_checked_against_rendered_rulebooks_and_attests_with_presets() -> None:
+    from engines.gbg.generator import generate
+    from quality.release_gates import frozen_games
+
+    specs = {seed: generate(seed) for seed in (0, 4)}
+    benchmark = pd.DataFrame(
+        {
+            "seed": list(specs),
+            "spec_hash": [s.spec_hash for s in specs.values()],
+            "spec_json": [s.canonical_json() for s in specs.values()],
+        }
+    )
+    result = rulebook_consistency(benchmark)
+    assert result.passed and result.figures["rendered"] is True
+    frozen = frozen_games(
+        {
+            "benchmark_games": benchmark,
+            "reference_games": reference_table(),
+            "accepted_games": pd.DataFrame({"seed": [99], "spec_hash": ["x"]}),
+        }
+    )
+    assert frozen is not None and frozen[4] == specs[4].spec_hash and len(frozen) == 2 + 4
