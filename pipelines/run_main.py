@@ -39,9 +39,28 @@ def _summarize_reference_games(frame: pd.DataFrame) -> list[str]:
     ]
 
 
+def _summarize_release(frame: pd.DataFrame) -> list[str]:
+    lines = []
+    for row in frame.to_dict("records"):
+        lines.append(f"  release {row.get('release_id')} published at {row.get('path')}")
+        lines.append(f"  verify it: genstrat release verify {row.get('release_id')}")
+    return lines
+
+
+def _summarize_leaderboard(frame: pd.DataFrame) -> list[str]:
+    top = frame.sort_values("rank").head(5)
+    return [
+        f"  {int(r['rank']):>2}. {r['model']:<16} {r['alpha']:+.3f} chips/game "
+        f"[{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]"
+        for r in top.to_dict("records")
+    ]
+
+
 # Asset-specific lines for the final summary, keyed by asset key (user string).
 SUMMARIES: dict[str, Callable[[pd.DataFrame], list[str]]] = {
     "reference_games": _summarize_reference_games,
+    "leaderboards": _summarize_leaderboard,
+    "release_bundle": _summarize_release,
 }
 
 

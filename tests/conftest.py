@@ -12,7 +12,8 @@ from tests.support import REPO_ROOT, ProjectEnv
 
 @pytest.fixture
 def project_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ProjectEnv:
-    """A temporary ``GENSTRAT_DATA`` and ``DAGSTER_HOME`` (with the project's dagster.yaml),
+    """A temporary ``GENSTRAT_DATA``, ``GENSTRAT_RELEASES`` and ``DAGSTER_HOME`` (with the
+    project's dagster.yaml),
     exported for this test and the processes it starts; the profile is the default (demo)."""
     data = tmp_path / "data"
     home = tmp_path / "dagster_home"
@@ -20,5 +21,6 @@ def project_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ProjectEnv:
     shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
     monkeypatch.setenv("GENSTRAT_DATA", str(data))
     monkeypatch.setenv("DAGSTER_HOME", str(home))
+    monkeypatch.setenv("GENSTRAT_RELEASES", str(tmp_path / "releases"))
     monkeypatch.delenv("GENSTRAT_PROFILE", raising=False)
     return ProjectEnv(data=data, dagster_home=home)
