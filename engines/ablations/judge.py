@@ -48,7 +48,7 @@ on three rubrics, each an integer from 0 (absent) to 3 (thorough and correct):
 Reply with JSON only: {"opponent_modelling": n, "private_information": n, "planning_depth": n}
 """
 
-_PAIR = re.compile(r"([A-Za-z_ \-]+)\"?\s*[:=]\s*\"?([0-3](?:\.\d+)?)")
+_PAIR = re.compile(r"([A-Za-z_ \-]+)\"?\s*[:=]\s*\"?(\d+(?:\.\d+)?)")
 _ALIASES = {
     "opponent_modelling": ("opponent", "modell", "modeling"),
     "private_information": ("private", "information"),
@@ -100,9 +100,7 @@ def parse_scores(text: str) -> dict[str, float] | None:
                 if rubric and isinstance(value, int | float) and not isinstance(value, bool):
                     found.setdefault(rubric, float(value))
     if len(found) < len(RUBRICS):
-        for key, value in re.findall(
-            r"([A-Za-z_ \-]+)\"?\s*[:=]\s*\"?([0-3](?:\.\d+)?)", text or ""
-        ):
+        for key, value in _PAIR.findall(text or ""):
             rubric = _rubric_of(key.strip())
             if rubric:
                 found.setdefault(rubric, float(value))
