@@ -21,7 +21,16 @@ from types import ModuleType
 
 import dagster as dg
 
-from assets import axes, complete_pairs, match_corpus, pool, reference_games, release, roster
+from assets import (
+    ablations,
+    axes,
+    complete_pairs,
+    match_corpus,
+    pool,
+    reference_games,
+    release,
+    roster,
+)
 from assets.resources import ProjectPaths, RunProfile
 from pipelines.automation import SCHEDULES, SENSORS
 from pipelines.io_managers import ParquetIOManager
@@ -37,6 +46,7 @@ STAGES: tuple[ModuleType, ...] = (
     roster,
     match_corpus,
     complete_pairs,
+    ablations,
     release,
 )
 

@@ -1,0 +1,128 @@
+"""Stage: ``ablations``, the paper's ablations and trace analysis (Section 8, Appendix I).
+
+Thin: ``engines.ablations.run.run_ablations`` does the work.  Players: the roster's built-in
+players, the built-in ``search`` family at two depths (thinking budget) and an exact
+``best-response`` built-in; when ``GENSTRAT_LOCAL_LLM_URL`` names a local OpenAI-compatible
+server (the tests' SmolLM2) and the config allows it, the local model joins as a family at two
+token budgets, writes programs (with one repair turn), and judges the traces.  Ratings
+(alpha) come from the tournament's complete pairs (the overall leaderboard fit).
+
+The value is ONE long DataFrame, ``ablation, quantity, subject, estimate, ci_low, ci_high, n``
+(``ablation`` in programs | thinking_budget | judge | authoring); the detailed tables (efficiency,
+thinking budget, authoring attempts, judgements, associations, program admissions) are
+Markdown metadata, with one plot.
+"""
+
+import os
+
+import dagster as dg
+import numpy as np
+import pandas as pd
+from pydantic import Field
+
+from assets.metadata import image_metadata, markdown_table
+from assets.resources import ProjectPaths
+from assets.roster import roster_from_table
+from engines.ablations.run import AblationSettings, ablation_plot, leaderboard_alpha, run_ablations
+from engines.agents.roster import BuiltinEntry
+from engines.stats.leaderboard import overall_leaderboard
+
+GROUP_NAME = "statistics"
+LOCAL_LLM_ENV = "GENSTRAT_LOCAL_LLM_URL"
+
+
+class AblationsConfig(dg.Config):
+    """Sizes of the ablations (demo sizes by default: about a minute with built-ins)."""
+
+    games: list[str] = Field(default=["kuhn", "leduc"], description="games (solvable: efficiency)")
+    runs: int = Field(default=4, description="runs (two seat-swapped deals) per player/program")
+    bootstrap: int = Field(default=200, description="bootstrap replicates over deals")
+    seed: int = Field(default=0, description="seed of every random draw")
+    local_model: bool = Field(default=True, description=f"use ${LOCAL_LLM_ENV} when it is set")
+    llm_runs: int = Field(default=1, description="runs per program for LLM players")
+    llm_url: str | None = Field(default=None, description=f"LLM server; default ${LOCAL_LLM_ENV}")
+
+
+def settings_for(config: AblationsConfig, roster: pd.DataFrame) -> AblationSettings:
+    """The engine's settings: built-ins from the roster, the local model when configured."""
+    builtins = tuple(
+        e.model_dump(mode="json", exclude_defaults=True) | {"kind": "builtin", "name": e.name}
+        for e in roster_from_table(roster).players
+        if isinstance(e, BuiltinEntry)
+    )
+    url = config.llm_url or (os.environ.get(LOCAL_LLM_ENV) if config.local_model else None)
+    llm: dict[str, object] = {}
+    if url:
+        base = {"kind": "openai", "model": "smollm2", "base_url": url,
+                "response_format": "json_object_schema", "family": "smollm2"}  # fmt: skip
+        llm = {
+            "llm_players": (
+                base | {"name": "smollm2-low", "variant": "low",
+                        "settings": {"temperature": 0, "max_tokens": 16, "seed": 0}},
+                base | {"name": "smollm2-high", "variant": "high",
+                        "settings": {"temperature": 0, "max_tokens": 48, "seed": 0}},
+            ),
+            "authors": (base | {"name": "smollm2-author", "response_format": "none",
+                                "settings": {"temperature": 0, "max_tokens": 256, "seed": 0}},),
+            "judge": base | {"name": "smollm2-judge", "response_format": "none",
+                             "settings": {"temperature": 0, "max_tokens": 64, "seed": 0}},
+            "llm_games": (config.games[0],),
+            "llm_runs": config.llm_runs,
+        }  # fmt: skip
+    return AblationSettings(
+        games=tuple(config.games), runs=config.runs, builtin_players=builtins,
+        bootstrap=config.bootstrap, seed=config.seed, **llm,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def build_ablations(
+    config: AblationsConfig, roster: pd.DataFrame, complete_pairs: pd.DataFrame, folder: str
+) -> tuple[pd.DataFrame, dict[str, object]]:
+    """The asset's value and metadata, as a plain function."""
+    from pathlib import Path
+
+    alpha: dict[str, float] = {}
+    if not complete_pairs.empty:
+        board = overall_leaderboard(
+            complete_pairs, np.random.default_rng(config.seed), n_boot=config.bootstrap
+        )
+        alpha = leaderboard_alpha(board)
+    result = run_ablations(settings_for(config, roster), alpha, Path(folder))
+    summary = result.summary()
+    judged = result.judgements.drop(columns=["raw_reply"], errors="ignore")
+    authoring = result.authoring.drop(columns=["raw_reply", "path"], errors="ignore")
+    metadata: dict[str, object] = {
+        "dagster/row_count": len(summary),
+        "summary": dg.MetadataValue.md(markdown_table(summary)),
+        "efficiency": dg.MetadataValue.md(markdown_table(result.efficiency)),
+        "thinking_budget": dg.MetadataValue.md(markdown_table(result.thinking)),
+        "judge_association": dg.MetadataValue.md(markdown_table(result.association)),
+        "judgements": dg.MetadataValue.md(markdown_table(judged.head(50))),
+        "authoring_attempts": dg.MetadataValue.md(markdown_table(authoring)),
+        "program_admissions": dg.MetadataValue.md(markdown_table(result.programs)),
+        "matches": len(result.matches),
+        "notes": "; ".join(result.notes) or "none",
+        "plot": image_metadata(ablation_plot(result), "ablations"),
+    }
+    return summary, metadata
+
+
+@dg.asset(
+    group_name=GROUP_NAME,
+    kinds={"pandas", "parquet"},
+    description=(
+        "Ablations (Section 8): disclosed vs hidden program opponents (lambda per arm, "
+        "disclosure effect, best-response efficiency), thinking budget, LLM judge; one long "
+        "table with an `ablation` column, details as metadata."
+    ),
+)
+def ablations(
+    config: AblationsConfig, paths: ProjectPaths, roster: pd.DataFrame, complete_pairs: pd.DataFrame
+) -> dg.Output[pd.DataFrame]:
+    folder = paths.data_path() / "ablations"
+    table, metadata = build_ablations(config, roster, complete_pairs, str(folder))
+    return dg.Output(table, metadata=metadata)  # type: ignore[arg-type]
+
+
+ASSETS = [ablations]
+CHECKS: list[dg.AssetChecksDefinition] = []
