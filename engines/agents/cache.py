@@ -11,8 +11,9 @@ sampled answer, while a replay of the same match reads back exactly the answers 
 API key is not part of the request body and is never stored; the stored reply is the
 provider's JSON body (redacted by the caller) and the latency of the original call.
 
-Storage is one SQLite file in WAL mode: each entry is committed on its own, so a process killed
-at any moment loses at most the reply it was writing, never the file.
+Storage is one SQLite file in WAL mode, shared by worker processes (a writer waits up to 30 s
+for another): each entry is committed on its own, so a process killed at any moment loses at
+most the reply it was writing, never the file.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class ResponseCache:
             if offline and not path.exists():
                 raise ValueError(f"offline replay needs the response cache {path}; it is missing")
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, isolation_level=None)
+            self._db = sqlite3.connect(path, isolation_level=None, timeout=30.0)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
