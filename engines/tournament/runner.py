@@ -5,8 +5,9 @@ journal does not already hold and writes ``matches.parquet`` and ``moves.parquet
 
 1. build the schedule (``engines.tournament.schedule``) and open the corpus (its journal tells
    which matches are done; with ``retry_failed`` a recorded timeout or error is played again);
-2. build the players: built-in agents, and LLM players sharing one HTTP client, one response
-   cache (``cache.sqlite`` in the folder) and one ``ProviderGate`` per provider group;
+2. build the players: built-in agents, and LLM players sharing one HTTP client per provider
+   (httpx on the lean HTTP/1.1 transport of ``engines.agents.http11``), one response cache
+   (``cache.sqlite`` in the folder) and one ``ProviderGate`` per provider group;
 3. play the remaining matches: built-in-only tournaments in a plain loop, otherwise up to
    ``parallel`` matches at a time on one event loop (a match is a chain of moves, so ``parallel``
    bounds the requests in flight together with the providers' own limits);
@@ -48,8 +49,6 @@ from engines.tournament.corpus import Corpus, Record
 from engines.tournament.schedule import Game, ScheduledMatch, block_schedule
 
 SEAT_SALT = 0x5EA7
-# Connections per HTTP client: a provider's concurrency is spread over several small clients.
-CLIENT_SLOTS = 4
 
 
 @dataclass(frozen=True)
@@ -331,28 +330,17 @@ def build_lineup(
     if api_entries:
         import httpx
 
+        from engines.agents.http11 import lean_client
         from engines.agents.llm import LLMPlayer, Price
         from engines.agents.providers import make_provider
         from engines.agents.transport import RetryPolicy, Transport
 
         groups = sorted({p.provider_group for p in api_entries})
         gates = {g: provider_gate(roster, g, share) for g in groups}
-        # each provider's slots are served by clients of CLIENT_SLOTS connections each, sharing
-        # one TLS context (building one reads the CA bundle: tens of milliseconds)
+        # one client per provider on the lean HTTP/1.1 transport (engines.agents.http11), all
+        # sharing one TLS context (building one reads the CA bundle: tens of milliseconds)
         tls = httpx.create_ssl_context()
-        clients = {
-            g: [
-                httpx.AsyncClient(
-                    limits=httpx.Limits(
-                        max_connections=CLIENT_SLOTS, max_keepalive_connections=CLIENT_SLOTS
-                    ),
-                    trust_env=False,
-                    verify=tls,
-                )
-                for _ in range(-(-gates[g].concurrency // CLIENT_SLOTS))
-            ]
-            for g in groups
-        }
+        clients = {g: [lean_client(tls)] for g in groups}
     for entry in roster.players:
         if isinstance(entry, BuiltinEntry):
             agent = builtin_agent(entry.agent, entry.params)

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from engines.agents.http11 import lean_client
 from engines.agents.scripted_server import Answer, Request, ScriptedServer, completion
 from engines.agents.transport import (
     NonRetryableError,
@@ -28,6 +29,22 @@ from engines.agents.transport import (
 )
 
 FAST = RetryPolicy(max_retries=3, backoff_base_s=0.01, backoff_max_s=0.05)
+CLIENT = {"kind": "lean"}
+
+
+@pytest.fixture(autouse=True, params=["lean", "httpcore"])
+def client_kind(request: pytest.FixtureRequest) -> str:
+    """Every test runs on the harness's lean HTTP/1.1 transport and on httpx's default one."""
+    CLIENT["kind"] = request.param
+    return str(request.param)
+
+
+def new_client() -> httpx.AsyncClient:
+    if CLIENT["kind"] == "lean":
+        return lean_client()
+    return httpx.AsyncClient(trust_env=False)
+
+
 OK = completion('{"action": "check"}')
 
 
@@ -48,7 +65,7 @@ def post(
     secrets: tuple[str, ...] = (),
 ) -> Any:
     async def go() -> Any:
-        async with httpx.AsyncClient(trust_env=False) as client:
+        async with new_client() as client:
             transport = Transport(
                 client, gate or ProviderGate(4), retry, random.Random(0), timeout_s=timeout_s
             )
@@ -109,7 +126,7 @@ def test_a_429_pauses_every_request_to_that_provider() -> None:
 
     async def go(server: ScriptedServer) -> None:
         gate = ProviderGate(4)
-        async with httpx.AsyncClient(trust_env=False) as client:
+        async with new_client() as client:
             transport = Transport(client, gate, FAST, random.Random(0))
             url = server.url + "/chat/completions"
             first = asyncio.create_task(transport.post_json(url, {}, {}))
@@ -187,7 +204,7 @@ def test_concurrency_limit_holds_requests_in_flight() -> None:
 
     async def go(server: ScriptedServer) -> None:
         gate = ProviderGate(3)
-        async with httpx.AsyncClient(trust_env=False) as client:
+        async with new_client() as client:
             transport = Transport(client, gate, FAST, random.Random(0))
             url = server.url + "/chat/completions"
             await asyncio.gather(*(transport.post_json(url, {}, {}) for _ in range(12)))
@@ -203,7 +220,7 @@ def test_requests_per_minute_spaces_request_starts() -> None:
     async def go(server: ScriptedServer) -> list[float]:
         gate = ProviderGate(8, requests_per_minute=600)  # one start per 100 ms
         starts: list[float] = []
-        async with httpx.AsyncClient(trust_env=False) as client:
+        async with new_client() as client:
             transport = Transport(client, gate, FAST, random.Random(0))
             url = server.url + "/chat/completions"
 
