@@ -14,7 +14,10 @@
     added time per move, (harness - bare) / moves; the target is at most 0.2 ms.  Both are
     timed best-of-``--repeats`` in this process.
 
-    .venv/bin/python benchmarks/harness.py [--json] [--moves-a 4000] [--runs-b 150]
+    .venv/bin/python benchmarks/harness.py [--json] [--moves-a 4000] [--runs-b 150] [--workers 1]
+
+``--workers`` plays (a) in that many processes (``run_tournament(..., workers=W)``); the default,
+one process, is the harness as ``genstrat tournament run`` runs it.
 """
 
 from __future__ import annotations
@@ -172,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moves-a", type=int, default=4000, help="moves in benchmark (a)")
     parser.add_argument("--runs-b", type=int, default=150, help="runs per matchup in (b)")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--workers", type=int, default=2, help="processes in benchmark (a)")
+    parser.add_argument("--workers", type=int, default=1, help="processes in benchmark (a)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     report = {
