@@ -23,6 +23,7 @@ import json
 import time
 
 import dagster as dg
+import numpy as np
 import pandas as pd
 
 from assets.metadata import image_metadata, markdown_table
@@ -327,5 +328,43 @@ def benchmark_axes(axis_scores: dict[str, pd.DataFrame]) -> dg.Output[pd.DataFra
     )
 
 
+MAX_WORLD_FALLBACK_SHARE = 0.10
+
+
+def axis_score_problems(frame: pd.DataFrame) -> list[str]:
+    """What is wrong with ``axis_scores`` rows, one line each (empty when sound)."""
+    problems = []
+    for row in frame.itertuples(index=False):
+        values = {a: float(getattr(row, a)) for a in AXES}
+        bad = [a for a, v in values.items() if not np.isfinite(v)]
+        if bad:
+            problems.append(f"{row.game}: non-finite {', '.join(bad)}")
+        if not 0.0 <= values["temporal"] <= 1.0:
+            problems.append(f"{row.game}: temporal {values['temporal']} outside [0, 1]")
+        if float(row.std_g) <= 0.0:
+            problems.append(f"{row.game}: STD_g is 0 (every population deal ties)")
+        if float(row.world_fallback_share) > MAX_WORLD_FALLBACK_SHARE:
+            problems.append(
+                f"{row.game}: {float(row.world_fallback_share):.0%} of worlds fell back to the "
+                "true cards"
+            )
+    return problems
+
+
+@dg.asset_check(
+    asset=benchmark_axes,
+    name="sound",
+    blocking=False,
+    description="Every game's axes are finite, temporal is a share, STD_g is positive, and at "
+    f"most {MAX_WORLD_FALLBACK_SHARE:.0%} of worlds fell back to the true cards.  (On the "
+    "unpartitioned table of every game, so the check runs once all partitions exist.)",
+)
+def axis_scores_sound(benchmark_axes: pd.DataFrame) -> dg.AssetCheckResult:
+    problems = axis_score_problems(benchmark_axes)
+    return dg.AssetCheckResult(
+        passed=not problems, metadata={"problems": "; ".join(problems) or "none"}
+    )
+
+
 ASSETS: list[dg.AssetsDefinition] = [screening_axes, benchmark_games, axis_scores, benchmark_axes]
-CHECKS: list[dg.AssetChecksDefinition] = []
+CHECKS: list[dg.AssetChecksDefinition] = [axis_scores_sound]

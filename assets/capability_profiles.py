@@ -34,12 +34,18 @@ COLUMNS: tuple[dg.TableColumn, ...] = (
 
 
 def as_frame(axis_scores: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Axis scores as one table: a per-game partitioned upstream arrives as a dict of tables."""
+    """Axis scores as one table keyed by ``game_seed``: a per-game partitioned upstream arrives
+    as a dict of tables, and the axes stage names a game by its token (``game``)."""
     if isinstance(axis_scores, pd.DataFrame):
-        return axis_scores
-    if isinstance(axis_scores, Mapping) and axis_scores:
-        return pd.concat(list(axis_scores.values()), ignore_index=True)
-    raise ValueError("axis_scores must be a DataFrame or a non-empty mapping of DataFrames")
+        frame = axis_scores
+    elif isinstance(axis_scores, Mapping) and axis_scores:
+        frame = pd.concat(list(axis_scores.values()), ignore_index=True)
+    else:
+        raise ValueError("axis_scores must be a DataFrame or a non-empty mapping of DataFrames")
+    if "game_seed" not in frame.columns and "game" in frame.columns:
+        seeds = pd.to_numeric(frame["game"], errors="coerce")
+        frame = frame.loc[seeds.notna()].assign(game_seed=seeds.dropna().astype("int64"))
+    return frame
 
 
 def profile_wide(profile: pd.DataFrame) -> pd.DataFrame:

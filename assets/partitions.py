@@ -1,21 +1,22 @@
 """Partitions of the asset graph, defined once and imported by assets and tests alike.
 
-``BENCHMARK_GAMES``: one partition per benchmark game, keyed by its game token (a preset name
-or a generator seed), used by ``match_corpus`` (and, later, ``axis_scores``).
+``BENCHMARK_GAMES``: one partition per benchmark game, keyed by its game token (a generator
+seed, or a preset name).  It is a dynamic partition set: the ``benchmark_games`` asset (the
+farthest-point selection, ``assets/axes.py``) writes its keys, so the games the tournament
+plays (``match_corpus``) and the games whose axes are measured (``axis_scores``) are the
+selected benchmark, whatever the profile.  ``make run`` reads the keys after that asset has
+run (``pipelines/run_main.py``); in the UI, materialize ``benchmark_games`` first.
 
-Until the axes stage provides the ``benchmark_games`` asset (the farthest-point selection), the
-keys are a fixed demo source, ``DEMO_BENCHMARK_GAMES``: Kuhn and Leduc poker (presets) and the
-first three seeds accepted from seed 0 under the default ``GenerationConfig`` (0, 4 and 5).
-To rewire: replace this static definition by ``dg.DynamicPartitionsDefinition(name=
-"benchmark_games")`` whose keys the ``benchmark_games`` asset adds (``context.instance.
-add_dynamic_partitions``), and make ``match_corpus`` depend on ``benchmark_games`` to read each
-game's spec from it instead of resolving the token.
+``DEMO_BENCHMARK_GAMES`` is a small fixed set (Kuhn and Leduc poker and the first three seeds
+accepted from seed 0 under the default ``GenerationConfig``) that tests register themselves.
 """
 
 from __future__ import annotations
 
 import dagster as dg
 
-DEMO_BENCHMARK_GAMES: tuple[str, ...] = ("kuhn", "leduc", "0", "4", "5")
+BENCHMARK_GAMES_NAME = "benchmark_games"
 
-BENCHMARK_GAMES = dg.StaticPartitionsDefinition(list(DEMO_BENCHMARK_GAMES))
+BENCHMARK_GAMES = dg.DynamicPartitionsDefinition(name=BENCHMARK_GAMES_NAME)
+
+DEMO_BENCHMARK_GAMES: tuple[str, ...] = ("kuhn", "leduc", "0", "4", "5")

@@ -47,8 +47,11 @@ RELEASE_INPUTS: list[str] = [
     "reference_games",
     "seed_pool",
     "accepted_games",
+    "benchmark_games",
     "roster",
     "complete_pairs",
+    "leaderboards",
+    "capability_profiles",
 ]
 # Inputs partitioned per game: they arrive as {partition key: table} and are concatenated.
 PARTITIONED: frozenset[str] = frozenset({"axis_scores", "match_corpus"})

@@ -24,7 +24,9 @@ import dagster as dg
 from assets import (
     ablations,
     axes,
+    capability_profiles,
     complete_pairs,
+    leaderboards,
     match_corpus,
     pool,
     reference_games,
@@ -37,8 +39,8 @@ from pipelines.io_managers import ParquetIOManager
 from pipelines.jobs import JOBS
 
 # The stages of the asset graph, in pipeline order (DESIGN.md, "Stages"). Each module exports
-# ``ASSETS`` and ``CHECKS``. Next: leaderboards/capability_profiles, ablations (each also
-# joins the release by its asset key in assets/release.py RELEASE_INPUTS).
+# ``ASSETS`` and ``CHECKS``. A stage joins the release by its asset key in
+# assets/release.py ``RELEASE_INPUTS``.
 STAGES: tuple[ModuleType, ...] = (
     reference_games,
     pool,
@@ -46,6 +48,8 @@ STAGES: tuple[ModuleType, ...] = (
     roster,
     match_corpus,
     complete_pairs,
+    leaderboards,
+    capability_profiles,
     ablations,
     release,
 )

@@ -14,6 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -156,20 +157,38 @@ def summary_lines(result: dg.ExecuteInProcessResult) -> list[str]:
     return lines
 
 
-def execution_plan(
-    job: dg.JobDefinition, graph: Any
-) -> list[tuple[str | None, list[dg.AssetKey] | None]]:
-    """The in-process runs that materialize ``job``: [(partition key or None, asset keys)].
+Selection = list[dg.AssetKey] | None
 
-    A job without partitioned assets is one run of everything.  Otherwise (one partitions
-    definition, e.g. one partition per benchmark game): a run of the unpartitioned assets
-    upstream of the partitioned ones, one run per partition key of the partitioned assets, then
-    a run of everything downstream (which reads every partition).
+
+@dataclass
+class Plan:
+    """The in-process runs that materialize the main job.
+
+    A job without partitioned assets is one run of everything (``before`` is None and nothing
+    else is set).  Otherwise (one partitions definition: one partition per benchmark game): a
+    run of the unpartitioned assets upstream of the partitioned ones, one run per partition key
+    of the partitioned assets, then a run of everything downstream (which reads every
+    partition).  The partition keys are read after the upstream run, because the benchmark's
+    games are a dynamic partition set that ``benchmark_games`` writes.
     """
+
+    before: Selection
+    partitioned: list[dg.AssetKey] = field(default_factory=list)
+    downstream: list[dg.AssetKey] = field(default_factory=list)
+    partitions_def: Any = None
+
+    def partition_keys(self, instance: dg.DagsterInstance) -> list[str]:
+        if self.partitions_def is None:
+            return []
+        return list(self.partitions_def.get_partition_keys(dynamic_partitions_store=instance))
+
+
+def execution_plan(job: dg.JobDefinition, graph: Any) -> Plan:
+    """Split the main job into the runs of a ``Plan``."""
     keys = set(job.asset_layer.executable_asset_keys)
     partitioned = {k for k in keys if graph.get(k).partitions_def is not None}
     if not partitioned:
-        return [(None, None)]
+        return Plan(before=None)
     partitions_defs = {graph.get(k).partitions_def for k in partitioned}
     if len(partitions_defs) != 1:
         raise SetupError("the main job's partitioned assets must share one partitions definition")
@@ -182,29 +201,24 @@ def execution_plan(
                 frontier.append(child)
     downstream -= partitioned
     before = keys - partitioned - downstream
-    partitions_def = partitions_defs.pop()
-    assert partitions_def is not None
-    plan: list[tuple[str | None, list[dg.AssetKey] | None]] = []
-    if before:
-        plan.append((None, sorted(before)))
-    plan += [(key, sorted(partitioned)) for key in partitions_def.get_partition_keys()]
-    if downstream & keys:
-        plan.append((None, sorted(downstream & keys)))
-    return plan
+    return Plan(
+        before=sorted(before),
+        partitioned=sorted(partitioned),
+        downstream=sorted(downstream & keys),
+        partitions_def=partitions_defs.pop(),
+    )
 
 
 def plan_steps(
-    plan: list[tuple[str | None, list[dg.AssetKey] | None]],
+    selection: Selection,
     graph: Any,
     checks: Sequence[dg.AssetChecksDefinition],
 ) -> int:
-    """How many steps the plan runs (a multi-asset is one step; standalone checks count)."""
-    total = 0
-    for _, selection in plan:
-        keys = set(selection if selection is not None else graph.get_all_asset_keys())
-        total += len({id(graph.get(k).assets_def) for k in keys if graph.get(k).is_executable})
-        total += sum(1 for c in checks if any(ck.asset_key in keys for ck in c.check_keys))
-    return total
+    """How many steps one run of ``selection`` takes (a multi-asset is one step; standalone
+    checks count)."""
+    keys = set(selection if selection is not None else graph.get_all_asset_keys())
+    total = len({id(graph.get(k).assets_def) for k in keys if graph.get(k).is_executable})
+    return total + sum(1 for c in checks if any(ck.asset_key in keys for ck in c.check_keys))
 
 
 def main() -> int:
@@ -229,42 +243,53 @@ def main() -> int:
         return 1
 
     checks = list(defs.asset_checks or [])
-    total = plan_steps(plan, graph, checks) if len(plan) > 1 else len(job.nodes)
+    if plan.partitions_def is None:
+        total = len(job.nodes)
+    else:
+        total = plan_steps(plan.before, graph, checks) + plan_steps(plan.downstream, graph, checks)
     progress = StepProgress(total=total)
-    runs = f", {len(plan)} runs" if len(plan) > 1 else ""
     print(
-        f"genstrat: materializing {MAIN_JOB_NAME} ({progress.total} steps{runs}, profile "
-        f"{profile.name}) into {instance.root_directory}",
+        f"genstrat: materializing {MAIN_JOB_NAME} (profile {profile.name}) into "
+        f"{instance.root_directory}",
         flush=True,
     )
     lines: list[str] = []
     run_ids: list[str] = []
+    hooked = job.with_hooks(progress.hooks())
+
+    def run(partition_key: str | None, selection: Selection) -> bool:
+        result = hooked.execute_in_process(
+            instance=instance,
+            run_config=QUIET_RUN_CONFIG,
+            tags={"genstrat/profile": profile.name},
+            raise_on_error=False,
+            partition_key=partition_key,
+            asset_selection=selection,
+        )
+        run_ids.append(result.run_id)
+        problem = failure_line(result)
+        if problem is not None:
+            where = f"partition {partition_key}, " if partition_key else ""
+            print(f"genstrat run: error: {problem} ({where}run {result.run_id})", file=sys.stderr)
+            return False
+        lines.extend(
+            f"{line} [{partition_key}]" if partition_key and not line.startswith(" ") else line
+            for line in summary_lines(result)
+        )
+        return True
+
     with instance:
-        hooked = job.with_hooks(progress.hooks())
-        for partition_key, selection in plan:
-            result = hooked.execute_in_process(
-                instance=instance,
-                run_config=QUIET_RUN_CONFIG,
-                tags={"genstrat/profile": profile.name},
-                raise_on_error=False,
-                partition_key=partition_key,
-                asset_selection=selection,
-            )
-            run_ids.append(result.run_id)
-            problem = failure_line(result)
-            if problem is not None:
-                where = f" partition {partition_key}," if partition_key else ""
-                print(
-                    f"genstrat run: error: {problem} ({where} run {result.run_id})".replace(
-                        "(, ", "("
-                    ).replace("( ", "("),
-                    file=sys.stderr,
-                )
+        if not run(None, plan.before):
+            return 1
+        if plan.partitions_def is not None:
+            keys = plan.partition_keys(instance)
+            progress.total += len(keys) * plan_steps(plan.partitioned, graph, checks)
+            print(f"genstrat: {len(keys)} benchmark games: {', '.join(keys)}", flush=True)
+            for key in keys:
+                if not run(key, plan.partitioned):
+                    return 1
+            if plan.downstream and not run(None, plan.downstream):
                 return 1
-            lines += [
-                f"{line} [{partition_key}]" if partition_key and not line.startswith(" ") else line
-                for line in summary_lines(result)
-            ]
         for line in lines:
             print(line)
     elapsed = time.perf_counter() - started

@@ -92,8 +92,23 @@ def test_benchmark_table_and_diagnostics_from_rows() -> None:
     assert len(tables["pairs"]) == 10
 
 
+def test_the_soundness_check_names_what_is_wrong() -> None:
+    row = {a: 0.5 for a in AXES} | {"game": "7", "std_g": 2.0, "world_fallback_share": 0.0}
+    assert axes.axis_score_problems(pd.DataFrame([row])) == []
+    broken = row | {"temporal": 1.5, "precision": math.nan, "std_g": 0.0}
+    broken["world_fallback_share"] = 0.5
+    problems = axes.axis_score_problems(pd.DataFrame([broken]))
+    assert problems == [
+        "7: non-finite precision",
+        "7: temporal 1.5 outside [0, 1]",
+        "7: STD_g is 0 (every population deal ties)",
+        "7: 50% of worlds fell back to the true cards",
+    ]
+
+
 def test_the_stage_materializes_on_the_demo_profile(project_env: ProjectEnv) -> None:
     env = resources(project_env)
+    instance = dg.DagsterInstance.ephemeral()
     project_env.data.mkdir(parents=True, exist_ok=True)
     accepted_frame().to_parquet(project_env.data / "accepted_games.parquet")
     upstream = [dg.AssetSpec("accepted_games"), axes.screening_axes, axes.benchmark_games]
@@ -101,6 +116,7 @@ def test_the_stage_materializes_on_the_demo_profile(project_env: ProjectEnv) -> 
         upstream,
         selection=[dg.AssetKey("screening_axes"), dg.AssetKey("benchmark_games")],
         resources=env,
+        instance=instance,
     )
     assert first.success
     screening = pd.read_parquet(project_env.data / "screening_axes.parquet")
@@ -111,12 +127,15 @@ def test_the_stage_materializes_on_the_demo_profile(project_env: ProjectEnv) -> 
     selection = first.asset_materializations_for_node("benchmark_games")[0].metadata
     assert "image/png;base64" in selection["selection"].value
 
-    keys = BENCHMARK_GAMES.get_partition_keys()
+    # benchmark_games registered the selected games as the dynamic partition set.
+    keys = BENCHMARK_GAMES.get_partition_keys(dynamic_partitions_store=instance)
+    assert keys == list(chosen["game"])
     for key in keys:
         result = dg.materialize(
             [dg.AssetSpec("benchmark_games"), axes.axis_scores],
             partition_key=key,
             resources=env,
+            instance=instance,
         )
         assert result.success
         metadata = result.asset_materializations_for_node("axis_scores")[0].metadata
@@ -128,10 +147,16 @@ def test_the_stage_materializes_on_the_demo_profile(project_env: ProjectEnv) -> 
     assert bool(row["selected"].iloc[0]) == (keys[-1] in set(chosen["game"]))
 
     last = dg.materialize(
-        [dg.AssetSpec("axis_scores", partitions_def=BENCHMARK_GAMES), axes.benchmark_axes],
+        [
+            dg.AssetSpec("axis_scores", partitions_def=BENCHMARK_GAMES),
+            axes.benchmark_axes,
+            axes.axis_scores_sound,
+        ],
         resources=env,
+        instance=instance,
     )
     assert last.success
+    assert [c.passed for c in last.get_asset_check_evaluations()] == [True]
     table = pd.read_parquet(project_env.data / "benchmark_axes.parquet")
     assert sorted(table["game"]) == sorted(keys)
     metadata = last.asset_materializations_for_node("benchmark_axes")[0].metadata

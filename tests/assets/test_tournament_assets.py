@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from assets import complete_pairs, match_corpus, roster
-from assets.partitions import BENCHMARK_GAMES, DEMO_BENCHMARK_GAMES
+from assets.partitions import BENCHMARK_GAMES, BENCHMARK_GAMES_NAME, DEMO_BENCHMARK_GAMES
 from assets.resources import ProjectPaths, RunProfile
 from engines.agents.roster import load_roster
 from pipelines.io_managers import ParquetIOManager
@@ -68,8 +68,14 @@ def test_the_stage_materializes_every_game_and_passes_its_checks(
     path = tmp_path / "roster.yaml"
     path.write_text(SMALL)
     env = resources(project_env)
-    assert BENCHMARK_GAMES.get_partition_keys() == list(DEMO_BENCHMARK_GAMES)
-    first = dg.materialize([roster.roster], resources=env, run_config=roster_config(path))
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(BENCHMARK_GAMES_NAME, list(DEMO_BENCHMARK_GAMES))
+    assert BENCHMARK_GAMES.get_partition_keys(dynamic_partitions_store=instance) == list(
+        DEMO_BENCHMARK_GAMES
+    )
+    first = dg.materialize(
+        [roster.roster], resources=env, run_config=roster_config(path), instance=instance
+    )
     assert first.success
     for key in DEMO_BENCHMARK_GAMES:
         result = dg.materialize(
@@ -78,6 +84,7 @@ def test_the_stage_materializes_every_game_and_passes_its_checks(
             partition_key=key,
             resources=env,
             run_config=TWO_RUNS,
+            instance=instance,
         )
         assert result.success
         checks = result.get_asset_check_evaluations()
@@ -97,6 +104,7 @@ def test_the_stage_materializes_every_game_and_passes_its_checks(
         ],
         selection=[dg.AssetKey("complete_pairs")],
         resources=env,
+        instance=instance,
     )
     assert result.success
     checks = result.get_asset_check_evaluations()
