@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 from tests.support import REPO_ROOT, ProjectEnv
 
@@ -16,12 +17,15 @@ def run_main(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=1800,
         check=False,
     )
 
 
-def test_run_main_materializes_reference_games(project_env: ProjectEnv) -> None:
+@pytest.mark.timeout(1900)
+def test_run_main_materializes_the_demo_graph_and_publishes_a_release(
+    project_env: ProjectEnv,
+) -> None:
     completed = run_main(dict(os.environ))
 
     assert completed.returncode == 0, completed.stdout + completed.stderr
@@ -30,6 +34,16 @@ def test_run_main_materializes_reference_games(project_env: ProjectEnv) -> None:
     for name, spec_hash in zip(table["name"], table["spec_hash"], strict=True):
         assert name in completed.stdout and spec_hash in completed.stdout
     assert "succeeded" in completed.stdout
+    # The whole demo graph ran: the selection, the tournament on it, the leaderboard, a release.
+    chosen = pd.read_parquet(project_env.data / "benchmark_games.parquet")
+    pairs = pd.read_parquet(project_env.data / "complete_pairs.parquet")
+    assert set(pairs["game"].astype(str)) == set(chosen["game"].astype(str))
+    board = pd.read_parquet(project_env.data / "leaderboards.parquet")
+    assert len(board) == 4 and "chips/game" in completed.stdout
+    release = pd.read_parquet(project_env.data / "release_bundle.parquet")
+    release_id = release["release_id"].iloc[0]
+    assert f"release {release_id} published" in completed.stdout
+    assert (project_env.data.parent / "releases" / release_id / "manifest.json").exists()
     # The run is recorded in the instance, so the UI shows it.
     assert (project_env.dagster_home / "history" / "runs.db").exists()
 
