@@ -77,17 +77,47 @@ def pairs_table(games: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# The columns of capability_profiles (empty when a benchmark has too few games for profiles).
+PROFILE_COLUMNS = [
+    "model",
+    "term",
+    "coef",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "q_value",
+    "significant",
+]
+
+
 @pytest.fixture(scope="module")
 def upstream() -> dict[str, pd.DataFrame]:
     """The release's inputs, built once for the module."""
     pool = seed_pool_table()
     games = accepted_games(pool).value
+    pairs = pairs_table(games)
+    board = pd.DataFrame(
+        {
+            "model": ["heuristic", "random"],
+            "alpha": [0.0, 0.0],
+            "ci_low": [-1.0, -1.0],
+            "ci_high": [1.0, 1.0],
+            "rank": [1, 2],
+            "matches": [len(pairs), len(pairs)],
+            "tier": [1, 1],
+        }
+    )
     return {
         "reference_games": reference_games().value,
         "seed_pool": pool,
         "accepted_games": games,
+        # The benchmark is every accepted game here, in seed order.
+        "benchmark_games": games.assign(game=games["seed"].astype(str), order=range(len(games))),
         "roster": roster_table(load_roster(DEMO_ROSTER)),
-        "complete_pairs": pairs_table(games),
+        "complete_pairs": pairs,
+        "leaderboards": board,
+        # Too few games for profiles (the asset then returns an empty table with its columns).
+        "capability_profiles": pd.DataFrame(columns=PROFILE_COLUMNS),
     }
 
 
@@ -166,7 +196,16 @@ def test_a_failing_gate_names_itself_and_leaves_the_previous_release(
 
 def test_blocking_checks_guard_each_input(upstream: dict[str, pd.DataFrame]) -> None:
     checked = {spec.asset_key.to_user_string() for c in release.CHECKS for spec in c.check_specs}
-    assert checked == {"seed_pool", "roster", "complete_pairs"}
+    # Every release input but the two guarded by blocking checks of their own.
+    assert checked == set(release.RELEASE_INPUTS) - set(release.GUARDED_UPSTREAM)
+    assert checked == {
+        "seed_pool",
+        "benchmark_games",
+        "roster",
+        "complete_pairs",
+        "leaderboards",
+        "capability_profiles",
+    }
     assert all(spec.blocking for c in release.CHECKS for spec in c.check_specs)
     check = release.table_gate_check("complete_pairs")
     assert check(upstream["complete_pairs"]).passed
