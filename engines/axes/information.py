@@ -34,6 +34,7 @@ from engines.axes.play import (
     PICK,
     Chance,
     DealTrace,
+    InfoKeys,
     Policy,
     Stream,
     chip_lead,
@@ -124,6 +125,8 @@ def search_deal(
     trace = DealTrace()
     aux = chance.stream()
     moves = Stream(opponent_uniforms)
+    keys = InfoKeys(state.g.label_of)
+    keyed = getattr(opponent, "choose_keyed", None)
     searched = 0
     while True:
         player = state.current_player
@@ -137,6 +140,8 @@ def search_deal(
                 rng = np.random.default_rng(derive_seed(search_seed, searched))
                 searched += 1
                 action = search_choice(spec, trace, state, seat, menu, rng, budget, informed, stats)
+            elif keyed is not None:
+                action = keyed(keys.key(state, player), menu, moves.next())
             else:
                 action = opponent.choose(state, player, menu, moves.next())
             trace.action(state, action)

@@ -24,7 +24,7 @@ import numpy as np
 
 from engines.axes.menus import reduce_menu
 from engines.gbg.engine import CARD_EVENTS, CHANCE, PAIR_EVENTS, PUBLIC, TERMINAL, State, new_deal
-from engines.gbg.spec import GameSpec
+from engines.gbg.spec import SEATS, GameSpec
 from engines.gbg.structure import max_decisions
 
 Step = tuple[str, Any]
@@ -50,7 +50,11 @@ class Stream:
 
 
 class Policy(Protocol):
-    """A behaviour strategy: an action of ``menu`` (an A(I)) for ``seat``, given a uniform."""
+    """A behaviour strategy: an action of ``menu`` (an A(I)) for ``seat``, given a uniform.
+
+    A policy that depends on the information state only may also offer
+    ``choose_keyed(info_state, menu, u)``; the playing loops then pass it the key from an
+    ``InfoKeys`` instead of letting it rebuild the key from the state."""
 
     name: str
 
@@ -69,10 +73,65 @@ class Chance:
         return Stream(self.aux)
 
 
+_LENGTHS: dict[int, tuple[GameSpec, int]] = {}
+
+
 def stream_length(spec: GameSpec) -> int:
     """Enough uniforms for any deal: one per decision, and at most four chance events that
-    are not card deals per phase (two peeks with a coin each)."""
-    return max_decisions(spec) + 4 * len(spec.phases) + 8
+    are not card deals per phase (two peeks with a coin each).  Cached per spec object."""
+    found = _LENGTHS.get(id(spec))
+    if found is None or found[0] is not spec:
+        if len(_LENGTHS) > 4_096:
+            _LENGTHS.clear()
+        found = _LENGTHS[id(spec)] = (spec, max_decisions(spec) + 4 * len(spec.phases) + 8)
+    return found[1]
+
+
+def named_event(event: tuple[int, str, int, Any], labels: Sequence[str]) -> tuple[Any, ...]:
+    """An event as an information state writes it: without its visibility, cards by label.
+    (The engine's own naming, ``State.information_state``; duplicated so that keys can be
+    built incrementally, and pinned equal to it by the tests.)"""
+    _, kind, seat, data = event
+    if kind in CARD_EVENTS:
+        return (kind, seat, labels[data])
+    if kind == "show":
+        return (kind, seat, tuple(tuple(labels[c] for c in hand) for hand in data))
+    if kind in PAIR_EVENTS:
+        return (kind, seat, tuple(labels[c] for c in data))
+    return (kind, seat, data)
+
+
+class InfoKeys:
+    """Information-state keys of one deal, built incrementally: ``key(state, seat)`` equals
+    ``state.information_state(seat)`` but only names the events added since the last call.
+    A replay from a common position starts from a ``copy()`` of the position's keys, so the
+    shared history is named once per world rather than once per replay."""
+
+    __slots__ = ("counts", "labels", "parts")
+
+    def __init__(self, labels: Sequence[str]) -> None:
+        self.labels = labels
+        self.counts = [0, 0]
+        self.parts: list[list[str]] = [[], []]
+
+    def copy(self) -> InfoKeys:
+        other = InfoKeys.__new__(InfoKeys)
+        other.labels = self.labels
+        other.counts = self.counts[:]
+        other.parts = [self.parts[0][:], self.parts[1][:]]
+        return other
+
+    def key(self, state: State, seat: int) -> str:
+        events = state.events
+        done = self.counts[seat]
+        parts = self.parts[seat]
+        if done < len(events):
+            labels = self.labels
+            for event in events[done:]:
+                if event[0] == PUBLIC or event[0] == seat:
+                    parts.append(repr(named_event(event, labels)))
+            self.counts[seat] = len(events)
+        return f"{SEATS[seat]}:[{', '.join(parts)}]"
 
 
 def draw_chance(spec: GameSpec, rng: np.random.Generator) -> Chance:
@@ -106,9 +165,14 @@ def play_out(
     aux: Stream,
     moves: Stream,
     max_amounts: int,
+    keys: InfoKeys | None = None,
 ) -> State:
     """Play ``state`` to the end: ``policies[seat]`` chooses from A(I) with ``moves``; a
-    decision with one legal action is forced and draws nothing."""
+    decision with one legal action is forced and draws nothing.  ``keys`` (the information
+    keys of ``state``'s deal so far) saves rebuilding information states."""
+    if keys is None:
+        keys = InfoKeys(state.g.label_of)
+    keyed = [getattr(p, "choose_keyed", None) for p in policies]
     while True:
         seat = state.current_player
         if seat >= 0:
@@ -117,7 +181,11 @@ def play_out(
                 state.apply(menu[0])
                 continue
             menu = reduce_menu(menu, max_amounts)
-            state.apply(policies[seat].choose(state, seat, menu, moves.next()))
+            fast = keyed[seat]
+            if fast is not None:
+                state.apply(fast(keys.key(state, seat), menu, moves.next()))
+            else:
+                state.apply(policies[seat].choose(state, seat, menu, moves.next()))
         elif seat == CHANCE:
             resolve_chance(state, rank, aux)
         else:
@@ -220,13 +288,21 @@ def play_traced(
     trace = DealTrace()
     aux = chance.stream()
     rank = chance.rank
+    keys = InfoKeys(state.g.label_of)
+    keyed = [getattr(p, "choose_keyed", None) for p in policies]
     while True:
         seat = state.current_player
         if seat >= 0:
             menu = state.legal_actions()
             if len(menu) > 1:
                 menu = reduce_menu(menu, max_amounts)
-                trace.action(state, policies[seat].choose(state, seat, menu, moves.next()))
+                fast = keyed[seat]
+                u = moves.next()
+                if fast is not None:
+                    action = fast(keys.key(state, seat), menu, u)
+                else:
+                    action = policies[seat].choose(state, seat, menu, u)
+                trace.action(state, action)
             else:
                 trace.action(state, menu[0])
         elif seat == CHANCE:

@@ -65,7 +65,11 @@ class Dirichlet:
         return self._strategy.mixture(info_state, menu)
 
     def choose(self, state: State, seat: int, menu: tuple[str, ...], u: float) -> str:
-        probs = self._strategy.mixture(state.information_state(seat), menu)
+        return self.choose_keyed(state.information_state(seat), menu, u)
+
+    def choose_keyed(self, info_state: str, menu: tuple[str, ...], u: float) -> str:
+        """The action the uniform ``u`` picks from the mixture at ``info_state``."""
+        probs = self._strategy.mixture(info_state, menu)
         acc = 0.0
         for action, p in zip(menu, probs, strict=True):
             acc += p

@@ -19,7 +19,15 @@ import numpy as np
 
 from engines.axes.budgets import AxisBudget
 from engines.axes.decisions import Decision
-from engines.axes.play import DealTrace, Policy, Stream, chip_lead, play_out, stream_length
+from engines.axes.play import (
+    DealTrace,
+    InfoKeys,
+    Policy,
+    Stream,
+    chip_lead,
+    play_out,
+    stream_length,
+)
 from engines.axes.population import Population
 from engines.axes.worlds import replay_steps, resample_world
 from engines.gbg.rng import derive_seed
@@ -84,6 +92,9 @@ def action_values(
         start = world.state
         rank, aux = world.chance.rank, world.chance.aux
         renamed = [world.actions[a] for a in menu]
+        keys = InfoKeys(start.g.label_of)  # the world's history, named once for all replays
+        keys.key(start, 0)
+        keys.key(start, 1)
         for k, continuation in enumerate(continuations):
             for t, opponent in enumerate(opponents):
                 policies: list[Policy] = [continuation, opponent]
@@ -93,7 +104,15 @@ def action_values(
                 for a, action in enumerate(renamed):
                     state = start.clone()
                     state.apply(action)
-                    play_out(state, policies, rank, Stream(aux), Stream(uniforms), max_amounts)
+                    play_out(
+                        state,
+                        policies,
+                        rank,
+                        Stream(aux),
+                        Stream(uniforms),
+                        max_amounts,
+                        keys.copy(),
+                    )
                     values[a, k, t, w] = chip_lead(state, seat)
     return ActionTable(
         seat=seat,

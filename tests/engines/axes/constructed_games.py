@@ -91,3 +91,21 @@ def family_game(n_ranks: int, hand: int) -> GameSpec:
         ),
         showdown=Showdown(metric=Metric(kind="high_card")),
     )
+
+
+def copies_game() -> GameSpec:
+    """J and Q in one suit, two copies of each (card ids 0 and 1 are both J♠), one card each,
+    one betting round: the smallest game where two card ids look alike to their holder."""
+    return GameSpec(
+        name="copies",
+        deck=Deck(
+            ranks=(Rank(label="J", value=11), Rank(label="Q", value=12)), suits=("♠",), copies=2
+        ),
+        stack=5,
+        ante=1,
+        phases=(
+            DealPhase(id="deal", count=1),
+            BettingPhase(id="bet", stake=FixedStake(size=1), raise_cap=1),
+        ),
+        showdown=Showdown(metric=Metric(kind="high_card")),
+    )

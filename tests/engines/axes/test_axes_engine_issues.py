@@ -8,37 +8,13 @@ differently at what is one information set.
 
 from __future__ import annotations
 
+from constructed_games import copies_game
+
 from engines.gbg.engine import State, new_deal
-from engines.gbg.spec import (
-    BettingPhase,
-    DealPhase,
-    Deck,
-    FixedStake,
-    GameSpec,
-    Metric,
-    Rank,
-    Showdown,
-)
-
-
-def _copies_game() -> GameSpec:
-    return GameSpec(
-        name="copies",
-        deck=Deck(
-            ranks=(Rank(label="J", value=11), Rank(label="Q", value=12)), suits=("♠",), copies=2
-        ),
-        stack=5,
-        ante=1,
-        phases=(
-            DealPhase(id="deal", count=1),
-            BettingPhase(id="bet", stake=FixedStake(size=1), raise_cap=1),
-        ),
-        showdown=Showdown(metric=Metric(kind="high_card")),
-    )
 
 
 def _deal(alice_card: int) -> State:
-    state = new_deal(_copies_game(), explicit_chance=True)
+    state = new_deal(copies_game(), explicit_chance=True)
     state.apply_chance(alice_card)  # card ids 0 and 1 are the two copies of J♠
     state.apply_chance(2)  # Bob: a Q♠
     return state
