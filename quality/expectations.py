@@ -19,7 +19,8 @@ from typing import Any
 
 import pandas as pd
 
-from quality.gates import MATCH_STATUSES, GateResult
+from engines.match_status import DECIDED_STATUSES, MATCH_STATUSES
+from quality.gates import GateResult
 
 Expectation = tuple[str, dict[str, Any]]
 
@@ -122,7 +123,7 @@ SUITES: dict[str, tuple[Expectation, ...]] = {
     "match_corpus": MATCH_SUITE,
     "complete_pairs": (
         *MATCH_SUITE,
-        ("ExpectColumnValuesToBeInSet", {"column": "status", "value_set": ["complete"]}),
+        ("ExpectColumnValuesToBeInSet", {"column": "status", "value_set": list(DECIDED_STATUSES)}),
     ),
     "leaderboards": (
         *_exist("model", "alpha", "ci_low", "ci_high", "rank", "matches"),

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from engines.gbg import GameSpec, consistency_errors, rulebook
+from engines.match_status import DECIDED_STATUSES
 from engines.tournament.pairs import PAPER_WORST_FALLBACK_RATE
 from engines.tournament.schedule import preset_game_seed
 
@@ -39,7 +40,6 @@ DEFAULT_MAX_FALLBACK_RATE = round(3 * PAPER_WORST_FALLBACK_RATE, 6)
 # Chip deltas are whole chips in the engine; the tolerance only absorbs float storage.
 CHIP_TOLERANCE = 1e-9
 RUN_KEY = ("game_seed", "run_id", "play_seed")
-MATCH_STATUSES = ("complete", "timeout", "error")
 
 
 class GateResult(NamedTuple):
@@ -292,7 +292,9 @@ def complete_pairs(pairs: pd.DataFrame) -> GateResult:
     frame = pairs.sort_values([*RUN_KEY, "alice"], kind="stable").reset_index(drop=True)
     group = frame.groupby(list(RUN_KEY), sort=False, dropna=False)
     size = group["status"].transform("size")
-    complete = frame["status"].eq("complete").groupby([frame[k] for k in RUN_KEY]).transform("all")
+    complete = (
+        frame["status"].isin(DECIDED_STATUSES).groupby([frame[k] for k in RUN_KEY]).transform("all")
+    )
     first = group.cumcount().eq(0)
     n_runs = int(first.sum())
     problems: list[str] = []

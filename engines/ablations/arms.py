@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from engines.ablations.resampling import Estimate, bootstrap, weighted_mean
+from engines.match_status import DECIDED_STATUSES
 
 DEAL = ("game", "program", "run_index")
 
@@ -35,7 +36,7 @@ def run_margins(rows: pd.DataFrame) -> pd.DataFrame:
     keys = ["arm", "game", "program", "author", "player", "run_index"]
     if rows.empty:
         return pd.DataFrame(columns=[*keys, "margin", "chips_alice", "chips_bob"])
-    ok = rows.groupby(keys)["status"].transform(lambda s: bool((s == "complete").all()))
+    ok = rows.groupby(keys)["status"].transform(lambda s: bool(s.isin(DECIDED_STATUSES).all()))
     done = rows[ok.astype(bool)]
     wide = done.pivot_table(
         index=keys, columns="player_seat", values="player_chips", aggfunc="first"

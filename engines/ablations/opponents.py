@@ -1,9 +1,8 @@
 """Program opponents and what the players of the programmed-opponent ablation know of them
 (paper, Section 8, "Disclosed and hidden strategy programs").
 
-- ``ProgramPlayer``: a sandboxed strategy program as a tournament player.  A crash or an illegal
-  action forfeits the match (``Forfeit``, recorded as status ``forfeit``); a timeout fails the
-  move (``MoveFailed("timeout")``) and the match is left out of the evidence.
+- ``ProgramPlayer`` (``engines.agents.program``): a sandboxed strategy program as a player; a
+  crash or an illegal action forfeits the match (a loss), a timeout leaves it out of the evidence.
 - ``disclosed``: an LLM player whose system prompt is the rulebook followed by the program's
   procedural reading (``engines.agents.reading``), i.e. the disclosed arm.
 - ``estimate_policy``: the program's action distribution at each of its information states,
@@ -20,40 +19,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, fields
 
-from engines.agents.base import Decision, MoveFailed
 from engines.agents.llm import LLMPlayer
 from engines.agents.reading import situations
 from engines.agents.sandbox import Program, program_observation
 from engines.gbg.engine import State
 from engines.gbg.spec import GameSpec
 from engines.solve.best_response import Policy
-
-
-class Forfeit(Exception):
-    """A program crashed or returned an illegal action: it forfeits the match."""
-
-
-@dataclass
-class ProgramPlayer:
-    """A strategy program as a ``Player`` (see the module docstring)."""
-
-    name: str
-    program: Program
-    model: str = "program"
-    settings: dict[str, Any] = field(default_factory=dict)
-    stopped: str | None = None
-
-    async def decide(self, state: State, seat: int, rng: random.Random, call_id: str) -> Decision:
-        legal = list(state.legal_actions())
-        outcome = self.program.act(program_observation(state, seat), legal, rng.randrange(2**31))
-        if outcome.status == "timeout":
-            raise MoveFailed("timeout", f"program {self.name!r}: {outcome.reason}")
-        if outcome.status != "ok" or outcome.action is None:
-            raise Forfeit(f"program {self.name!r} {outcome.status}: {outcome.reason}")
-        return Decision(action=outcome.action, latency_s=outcome.seconds)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from typing import Any
 
 from engines.agents.base import Player, PlayerStopped
 from engines.gbg.rng import derive_seed
+from engines.match_status import DECIDED_STATUSES
 from engines.tournament.runner import play_match
 from engines.tournament.schedule import Game, ScheduledMatch, pair_key
 
@@ -100,21 +101,26 @@ async def play_ablation(
                 for seat in seats:
                     if seat.author is not None and seat.author == program.author:
                         continue  # a model's own author's programs are left out
+                    stopped: str | None = None
                     for m in ablation_matches(game, program, seat, arm, runs):
                         seat_index = 0 if m.alice == seat.name else 1
                         players = lineup(arm, game, program, 1 - seat_index)
                         player = players[seat.name]
-                        if player.stopped:
-                            break
-                        try:
-                            row, moves = await play_match(m, players, fingerprints)
-                        except PlayerStopped:
-                            break
+                        row: dict[str, Any] = {}
+                        moves: list[dict[str, Any]] = []
+                        stopped = stopped or player.stopped
+                        if stopped is None:
+                            try:
+                                row, moves = await play_match(m, players, fingerprints)
+                            except PlayerStopped as exc:
+                                stopped = str(exc)
+                        if stopped is not None:
+                            row = {"match_id": m.match_id, "run_id": m.run_id, "game": game.token,
+                                   "run_index": m.run_index, "deal": m.deal,
+                                   "status": "stopped", "error": stopped}  # fmt: skip
                         chips = None
-                        if row["status"] == "complete":
+                        if row["status"] in DECIDED_STATUSES:
                             chips = row["alice_chip_delta" if seat_index == 0 else "bob_chip_delta"]
-                        elif str(row.get("error") or "").startswith("Forfeit"):
-                            row["status"] = "forfeit"
                         row |= {
                             "arm": arm,
                             "program": program.name,

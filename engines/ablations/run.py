@@ -35,7 +35,6 @@ from engines.ablations.arms import disclosure_effect, efficiency_table, fit_lamb
 from engines.ablations.authoring import Attempt, author_program, sha256_text
 from engines.ablations.judge import Judgement, association, judge_moves
 from engines.ablations.opponents import (
-    ProgramPlayer,
     ResponseAgent,
     disclosed,
     estimate_policy,
@@ -47,6 +46,7 @@ from engines.ablations.thinking import thinking_budget
 from engines.agents.base import BuiltinPlayer, Player
 from engines.agents.cache import ResponseCache
 from engines.agents.llm import LLMPlayer
+from engines.agents.program import ProgramPlayer
 from engines.agents.reading import reading
 from engines.agents.roster import ApiEntry, BuiltinEntry, parse_roster
 from engines.agents.sandbox import Program, admit
@@ -136,7 +136,7 @@ class _Opponent:
     spec: ProgramSpec
     program: Program
     player: ProgramPlayer
-    readings: dict[int, str] = field(default_factory=dict)
+    readings: dict[tuple[str, int], str] = field(default_factory=dict)  # (game, seat)
     responses: dict[str, dict[int, dict[str, str]]] = field(default_factory=dict)
     anchors: dict[str, tuple[float, float]] = field(default_factory=dict)  # game: (best, worst)
 
@@ -245,7 +245,7 @@ async def _run(
         for game in games:
             for opponent in per_game[game.token]:
                 for s in (0, 1):
-                    opponent.readings[s] = reading(opponent.program, game.spec, s)
+                    opponent.readings[(game.token, s)] = reading(opponent.program, game.spec, s)
                 if solvable(opponent, game, settings):
                     anchors[(game.token, opponent.spec.name)] = opponent.anchors[game.token]
                     solved.add((game.token, opponent.spec.name))
@@ -269,7 +269,7 @@ async def _run(
             players: dict[str, Player] = {}
             for name, player in lineup.players.items():
                 if arm == "disclosed" and isinstance(player, LLMPlayer):
-                    players[name] = disclosed(player, opponent.readings[program_seat])
+                    players[name] = disclosed(player, opponent.readings[(game.token, program_seat)])
                 else:
                     players[name] = player
             key = game.token if arm == "disclosed" else "hidden:" + game.token
@@ -298,6 +298,9 @@ async def _run(
         for name, player in lineup.players.items():
             if player.stopped and name in llm_names:
                 notes.append(player.stopped)
+        for reason in dict.fromkeys(str(r["error"]) for r in rows if r["status"] == "stopped"):
+            if reason not in notes:
+                notes.append(reason)
         # 5. the judge
         judgements: list[Judgement] = []
         if settings.judge is not None:

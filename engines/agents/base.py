@@ -66,6 +66,11 @@ class PlayerStopped(Exception):
     """The player cannot play on (bad key, unknown model, bad request, cache miss offline)."""
 
 
+class Forfeit(Exception):
+    """A strategy program crashed or returned an illegal action: it loses the match (the
+    harness scores it as a fold at that point; see ``engines.tournament.match``)."""
+
+
 class MoveFailed(Exception):
     """No move could be obtained (retries exhausted): the match ends with ``status``."""
 

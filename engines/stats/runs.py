@@ -16,6 +16,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from engines.match_status import DECIDED_STATUSES
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -110,7 +112,7 @@ def complete_runs(matches: pd.DataFrame) -> pd.DataFrame:
     if (sizes > 2).any():
         bad = frame.loc[sizes > 2, "run_id"].iloc[0]
         raise ValueError(f"run {bad!r} has more than two deals; a run is one paired deal")
-    ok = frame["status"].eq("complete")
+    ok = frame["status"].isin(DECIDED_STATUSES)
     n_ok = ok.groupby([frame[k] for k in key], sort=False).transform("sum")
     frame = frame.loc[n_ok.eq(2) & sizes.eq(2)]
     if frame.empty:

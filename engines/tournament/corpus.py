@@ -37,6 +37,8 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from engines.match_status import DECIDED_STATUSES
+
 JOURNAL = "journal.jsonl"
 MATCHES = "matches.parquet"
 MOVES = "moves.parquet"
@@ -173,7 +175,8 @@ class Corpus:
             for match_id, record in read_journal(path, repair=repair).items():
                 old = merged.get(match_id)
                 if old is None or not (
-                    old[0]["status"] == "complete" and record[0]["status"] != "complete"
+                    old[0]["status"] in DECIDED_STATUSES
+                    and record[0]["status"] not in DECIDED_STATUSES
                 ):
                     merged[match_id] = record
         self.records = merged

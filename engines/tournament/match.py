@@ -5,7 +5,10 @@ until the deal ends; each seat's agent and the harness's fallback draw from that
 generator, seeded by (play seed, deal, seat).  It returns the match row (DESIGN match schema)
 and one row per move (DESIGN move schema).  A move whose retries are exhausted ends the match
 with status ``timeout`` or ``error``, and so does an exception inside an agent; a player that
-stops (``PlayerStopped``) aborts the match, which the caller then does not record.
+stops (``PlayerStopped``) aborts the match, which the caller then does not record.  A strategy
+program that crashes or answers an illegal action (``Forfeit``) loses the match (GameBench 2,
+Section 2): status ``forfeit``, scored as a fold at that point (the forfeiting seat loses the
+chips it has put in the pot, its opponent wins them; unsettled side bets are returned).
 """
 
 from __future__ import annotations
@@ -15,7 +18,14 @@ import random
 import time
 from datetime import UTC, datetime
 
-from engines.agents.base import BuiltinPlayer, Decision, MoveFailed, Player, PlayerStopped
+from engines.agents.base import (
+    BuiltinPlayer,
+    Decision,
+    Forfeit,
+    MoveFailed,
+    Player,
+    PlayerStopped,
+)
 from engines.gbg.engine import ENGINE_VERSION, new_deal
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import SEATS
@@ -121,6 +131,12 @@ def match_record(
     return row
 
 
+def forfeit_returns(contrib: list[int], loser: int) -> tuple[int, int]:
+    """Chip changes when seat ``loser`` forfeits: it loses its chips in the pot (a fold)."""
+    lost = contrib[loser]
+    return (-lost, lost) if loser == 0 else (lost, -lost)
+
+
 async def play_match(
     m: ScheduledMatch, players: dict[str, Player], fingerprints: dict[str, str]
 ) -> tuple[Record, list[Record]]:
@@ -133,6 +149,7 @@ async def play_match(
     state = new_deal(m.game.spec, m.play_seed)
     moves: list[Record] = []
     status, error = "complete", None
+    returns: tuple[int, int] | None = None
     try:
         while state.current_player >= 0:
             seat = state.current_player
@@ -153,11 +170,15 @@ async def play_match(
             )
     except PlayerStopped:
         raise
+    except Forfeit as exc:
+        status, error = "forfeit", f"Forfeit by {seated[state.current_player].name}: {exc}"
+        returns = forfeit_returns(state.contrib, state.current_player)
     except MoveFailed as exc:
         status, error = exc.status, str(exc)
     except Exception as exc:  # an agent's bug must not take the tournament down
         status, error = "error", f"{type(exc).__name__}: {exc}"
-    returns = state.returns() if status == "complete" else None
+    if status == "complete":
+        returns = state.returns()
     row = match_record(m, fingerprints, moves, status, error, returns, started_at, started)
     return row, moves
 

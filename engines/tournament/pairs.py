@@ -19,6 +19,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from engines.gbg.spec import SEATS
+from engines.match_status import DECIDED_STATUSES
 
 RUN_KEY = ["game_seed", "run_id", "play_seed"]
 PAPER_WORST_FALLBACK_RATE = 0.0033
@@ -29,7 +30,7 @@ def complete_pairs(matches: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]
     if matches.empty:
         return matches.copy(), {}
     frame = matches.copy()
-    complete = frame["status"].eq("complete")
+    complete = frame["status"].isin(DECIDED_STATUSES)
     group = [frame[k] for k in RUN_KEY]
     deals = frame.groupby(group, sort=False)["match_id"].transform("size")
     n_complete = complete.groupby(group, sort=False).transform("sum")
@@ -51,7 +52,7 @@ def complete_pairs(matches: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]
 
 def zero_sum_problems(matches: pd.DataFrame) -> list[str]:
     """Complete matches whose chip deltas do not sum to zero or disagree with the margin."""
-    done = matches.loc[matches["status"].eq("complete")]
+    done = matches.loc[matches["status"].isin(DECIDED_STATUSES)]
     problems = []
     for row in done.itertuples(index=False):
         a, b, margin = row.alice_chip_delta, row.bob_chip_delta, row.margin_alice

@@ -37,6 +37,7 @@ from typing import Any, Protocol
 from engines.agents.base import PlayerStopped
 from engines.agents.cache import ResponseCache
 from engines.agents.roster import BuiltinEntry, Roster
+from engines.match_status import DECIDED_STATUSES
 from engines.tournament.corpus import Corpus, Record
 from engines.tournament.lineup import Lineup, build_lineup
 from engines.tournament.match import play_builtin_match, play_match, seat_rng
@@ -228,7 +229,7 @@ def run_tournament(
             m.match_id
             for m in schedule
             if (status := corpus.status(m.match_id)) is not None
-            and (status == "complete" or not retry_failed)
+            and (status in DECIDED_STATUSES or not retry_failed)
         }
         pending = [m for m in schedule if m.match_id not in done]
         cache = ResponseCache(corpus.cache_path, offline=offline)

@@ -1,0 +1,39 @@
+"""A sandboxed strategy program as a tournament player (issue 8; GameBench 2, Section 2).
+
+A crash or an illegal action forfeits the match (``Forfeit``: status ``forfeit``, a loss for the
+program); a timeout fails the move (``MoveFailed("timeout")``) and the match is left out of the
+evidence, because a timeout depends on the machine's load as well as on the program.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from engines.agents.base import Decision, Forfeit, MoveFailed
+from engines.agents.sandbox import Program, program_observation
+from engines.gbg.engine import State
+
+
+@dataclass
+class ProgramPlayer:
+    """A strategy program as a ``Player`` (see the module docstring)."""
+
+    name: str
+    program: Program
+    model: str = "program"
+    settings: dict[str, Any] = field(default_factory=dict)
+    stopped: str | None = None
+
+    async def decide(self, state: State, seat: int, rng: random.Random, call_id: str) -> Decision:
+        legal = list(state.legal_actions())
+        outcome = self.program.act(program_observation(state, seat), legal, rng.randrange(2**31))
+        if outcome.status == "timeout":
+            raise MoveFailed("timeout", f"program {self.name!r}: {outcome.reason}")
+        if outcome.status != "ok" or outcome.action is None:
+            raise Forfeit(f"program {self.name!r} {outcome.status}: {outcome.reason}")
+        return Decision(action=outcome.action, latency_s=outcome.seconds)
+
+    async def aclose(self) -> None:
+        self.program.close()
