@@ -4,8 +4,9 @@ Thin: ``engines.ablations.run.run_ablations`` does the work.  Players: the roste
 players, the built-in ``search`` family at two depths (thinking budget) and an exact
 ``best-response`` built-in; when ``GENSTRAT_LOCAL_LLM_URL`` names a local OpenAI-compatible
 server (the tests' SmolLM2) and the config allows it, the local model joins as a family at two
-token budgets, writes programs (with one repair turn), and judges the traces.  Ratings
-(alpha) come from the tournament's complete pairs (the overall leaderboard fit).
+token budgets, writes programs (with one repair turn), and judges the traces (held to the
+rubric schema).  The judge's association uses the games' axes, computed at the quick budget.
+Ratings (alpha) come from the tournament's complete pairs (the overall leaderboard fit).
 
 The value is ONE long DataFrame, ``ablation, quantity, subject, estimate, ci_low, ci_high, n``
 (``ablation`` in programs | thinking_budget | judge | authoring); the detailed tables (efficiency,
@@ -41,6 +42,7 @@ class AblationsConfig(dg.Config):
     local_model: bool = Field(default=True, description=f"use ${LOCAL_LLM_ENV} when it is set")
     llm_runs: int = Field(default=1, description="runs per program for LLM players")
     llm_url: str | None = Field(default=None, description=f"LLM server; default ${LOCAL_LLM_ENV}")
+    judge_max: int = Field(default=24, description="move traces the judge scores at most")
 
 
 def settings_for(config: AblationsConfig, roster: pd.DataFrame) -> AblationSettings:
@@ -64,10 +66,11 @@ def settings_for(config: AblationsConfig, roster: pd.DataFrame) -> AblationSetti
             ),
             "authors": (base | {"name": "smollm2-author", "response_format": "none",
                                 "settings": {"temperature": 0, "max_tokens": 256, "seed": 0}},),
-            "judge": base | {"name": "smollm2-judge", "response_format": "none",
-                             "settings": {"temperature": 0, "max_tokens": 64, "seed": 0}},
+            "judge": base | {"name": "smollm2-judge",
+                             "settings": {"temperature": 0, "max_tokens": 48, "seed": 0}},
             "llm_games": (config.games[0],),
             "llm_runs": config.llm_runs,
+            "judge_max": config.judge_max,
         }  # fmt: skip
     return AblationSettings(
         games=tuple(config.games), runs=config.runs, builtin_players=builtins,

@@ -71,7 +71,12 @@ class Asker(Protocol):
     model: str
 
     async def ask(
-        self, system: str, messages: list[Message], legal: tuple[str, ...], call_id: str
+        self,
+        system: str,
+        messages: list[Message],
+        legal: tuple[str, ...],
+        call_id: str,
+        schema: dict[str, Any] | None = None,
     ) -> tuple[ChatReply, float, int, bool]: ...
 
 

@@ -4,16 +4,17 @@ A judge model (any provider of the roster, through ``LLMPlayer.ask`` and its res
 reads one move trace (the prompt context: game rules summary and the per-turn prompt hash,
 the legal menu and the action, and the player's reply and reasoning) and scores it on three
 rubrics, each 0-3: ``opponent_modelling``, ``private_information`` and ``planning_depth``.
-Replies are parsed leniently (a JSON object anywhere in the reply, keys matched loosely; else
-``name: digit`` pairs); a reply without three scores is recorded with verdict ``unparsable``
-and its scores left empty.  Every judgement is recorded.
+A judge configured with a response format is held to ``RUBRIC_SCHEMA`` (the three integer
+scores).  Replies are parsed leniently (a JSON object anywhere in the reply, keys matched
+loosely; else ``name: digit`` pairs); a reply without three scores is recorded with verdict
+``unparsable`` and its scores left empty.  Every judgement is recorded.
 
 ``association`` relates rubric scores to margins: each rubric is matched to an axis
 (opponent modelling -> ``opponent``, private information -> ``information``, planning depth ->
 ``temporal``); games are split into tertiles of that axis, and within each tertile the margin
-of the judged move's deal is regressed on the score (chips per rubric point).  When no axis
-scores are given, a documented proxy stands in for every axis: the game's mean number of
-decisions per deal in the ablation's own play (longer games ask for more planning).
+of the judged move's deal is regressed on the score (chips per rubric point).  The axis scores
+are the games' five complexity axes (``engines.axes``); the ablations compute them for their
+games at the ``quick`` budget unless the caller passes the benchmark's.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ RUBRIC_AXES = {
     "private_information": "information",
     "planning_depth": "temporal",
 }
-PROXY_AXIS = "decisions_per_deal"
 
 JUDGE_SYSTEM = """\
 You grade the reasoning of a player of a two-player card game.  Score the player's reasoning
@@ -47,6 +47,14 @@ on three rubrics, each an integer from 0 (absent) to 3 (thorough and correct):
 - planning_depth: plans ahead over later phases, bets or decisions of the deal.
 Reply with JSON only: {"opponent_modelling": n, "private_information": n, "planning_depth": n}
 """
+
+# What a judge configured with a response format is held to (a small model then cannot wander).
+RUBRIC_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {r: {"type": "integer", "minimum": 0, "maximum": 3} for r in RUBRICS},
+    "required": list(RUBRICS),
+    "additionalProperties": False,
+}
 
 _PAIR = re.compile(r"([A-Za-z_ \-]+)\"?\s*[:=]\s*\"?(\d+(?:\.\d+)?)")
 _ALIASES = {
@@ -139,7 +147,7 @@ async def judge_moves(
         call_id = f"judge/{judge.name}/{match_id}/{move['index']}"
         raw, verdict, scores = "", "failed", None
         try:
-            reply, _, _, _ = await judge.ask(JUDGE_SYSTEM, messages, (), call_id)
+            reply, _, _, _ = await judge.ask(JUDGE_SYSTEM, messages, (), call_id, RUBRIC_SCHEMA)
             raw = reply.text or ""
             scores = parse_scores(raw)
             verdict = "ok" if scores else "unparsable"
@@ -175,15 +183,15 @@ def tertiles(values: Mapping[str, float]) -> dict[str, str]:
 
 def association(
     judged: pd.DataFrame,
-    axes: Mapping[str, Mapping[str, float]] | None,
-    proxy: Mapping[str, float],
+    axes: Mapping[str, Mapping[str, float]],
     n_boot: int,
     rng: np.random.Generator,
 ) -> pd.DataFrame:
     """Chips of margin per rubric point, by rubric and axis tertile (see the module docstring).
 
     ``judged``: judgements with ``margin`` (the player's margin on the judged deal) and
-    ``deal`` (its resampling unit); ``axes[game][axis]`` when axis scores exist.
+    ``deal`` (its resampling unit); ``axes[game][axis]``: the axis scores of every judged game
+    (``ValueError`` names a game without them).
     """
     columns = ["rubric", "axis", "tertile", "games", "traces", "mean_score", "slope"]
     rows: list[dict[str, Any]] = []
@@ -192,14 +200,10 @@ def association(
         if ok.empty:
             break
         axis = RUBRIC_AXES[rubric]
-        if axes and all(axis in axes.get(g, {}) for g in ok["game"].unique()):
-            values, axis_name = {g: float(axes[g][axis]) for g in ok["game"].unique()}, axis
-        else:
-            values, axis_name = (
-                {g: float(proxy.get(g, 0.0)) for g in ok["game"].unique()},
-                PROXY_AXIS,
-            )
-        third = tertiles(values)
+        missing = sorted(str(g) for g in ok["game"].unique() if axis not in axes.get(g, {}))
+        if missing:
+            raise ValueError(f"no {axis} axis score for game(s) {', '.join(missing)}")
+        third = tertiles({g: float(axes[g][axis]) for g in ok["game"].unique()})
         frame = ok.assign(tertile=ok["game"].map(third))
         for name in ("low", "middle", "top"):
             part = frame[frame["tertile"] == name]
@@ -214,7 +218,7 @@ def association(
             found = bootstrap(part, ["deal"], statistic, n_boot, rng)
             rows.append(
                 {
-                    "rubric": rubric, "axis": axis_name, "tertile": name,
+                    "rubric": rubric, "axis": axis, "tertile": name,
                     "games": int(part["game"].nunique()), "traces": len(part),
                     "mean_score": float(part[rubric].mean()), "slope": found["slope"].value,
                     "ci_low": found["slope"].low, "ci_high": found["slope"].high,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -335,8 +335,9 @@ async def _run(
         judged["margin"] = judged["match_id"].map(margin).astype(float)
         judged["deal"] = judged["match_id"].map(deal)
         judged = judged.dropna(subset=["margin"]) if judged["margin"].notna().any() else judged
-        proxy = (matches.groupby("game")["n_moves"].mean() / 2).to_dict()
-        assoc = association(judged, axes, proxy, settings.bootstrap, rng)
+        judged_games = [g for g in games if g.token in set(judged["game"])]
+        assoc = association(judged, game_axes(judged_games, axes, settings.seed),
+                            settings.bootstrap, rng)  # fmt: skip
     else:
         notes.append("judge: no traces to score (built-in players leave none) or no judge set")
     attempts_table = pd.DataFrame([a.record() for a in attempts])
@@ -346,9 +347,25 @@ async def _run(
         matches=matches, moves=pd.DataFrame(moves), runs=runs_table, authoring=attempts_table,
         programs=pd.DataFrame(program_rows), lambdas=lambdas, disclosure=effect,
         efficiency=efficiency, thinking=thinking, judgements=judged,
-        association=assoc if not assoc.empty else association(pd.DataFrame(), None, {}, 1, rng),
+        association=assoc if not assoc.empty else association(pd.DataFrame(), {}, 1, rng),
         notes=notes,
     )  # fmt: skip
+
+
+def game_axes(
+    games: Sequence[Game], given: Mapping[str, Mapping[str, float]] | None, seed: int
+) -> dict[str, Mapping[str, float]]:
+    """The five axes of each game: ``given`` (e.g. the benchmark's), else computed at the
+    ``quick`` budget (a few seconds for Kuhn or Leduc)."""
+    from engines.axes.budgets import axis_budget
+    from engines.axes.compute import compute_axes
+
+    budget = axis_budget("quick").model_copy(update={"rerun": False})
+    out: dict[str, Mapping[str, float]] = {}
+    for game in games:
+        known = (given or {}).get(game.token)
+        out[game.token] = known if known else compute_axes(game.spec, budget, seed, workers=1).axes
+    return out
 
 
 def leaderboard_alpha(leaderboard: pd.DataFrame) -> dict[str, float]:

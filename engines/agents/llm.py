@@ -95,10 +95,21 @@ class LLMPlayer:
         return PlayerStopped(self.stopped)
 
     async def ask(
-        self, system: str, messages: list[Message], legal: tuple[str, ...], call_id: str
+        self,
+        system: str,
+        messages: list[Message],
+        legal: tuple[str, ...],
+        call_id: str,
+        schema: dict[str, Any] | None = None,
     ) -> tuple[ChatReply, float, int, bool]:
-        """One answer: (reply, latency, HTTP calls, from cache) for a conversation."""
-        schema = action_schema(legal) if self.response_format != "none" else None
+        """One answer: (reply, latency, HTTP calls, from cache) for a conversation.
+
+        With a response format, the reply is held to ``schema`` (default: the action schema of
+        ``legal``)."""
+        if self.response_format == "none":
+            schema = None
+        elif schema is None:
+            schema = action_schema(legal)
         request = self.provider.request(
             self.model, system, messages, self.settings, schema, self.response_format
         )

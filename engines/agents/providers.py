@@ -188,6 +188,24 @@ class AnthropicMessages:
         )
 
 
+def gemini_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A JSON schema in the OpenAPI subset Gemini's ``responseSchema`` takes: upper-case
+    types, and no ``additionalProperties`` (every other keyword kept as it is)."""
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "additionalProperties":
+            continue
+        if key == "type" and isinstance(value, str):
+            out[key] = value.upper()
+        elif key == "properties" and isinstance(value, dict):
+            out[key] = {name: gemini_schema(sub) for name, sub in value.items()}
+        elif key == "items" and isinstance(value, dict):
+            out[key] = gemini_schema(value)
+        else:
+            out[key] = value
+    return out
+
+
 @dataclass(frozen=True)
 class GeminiGenerate:
     """``POST {base_url}/models/{model}:generateContent`` (the key goes in a header)."""
@@ -208,13 +226,7 @@ class GeminiGenerate:
         if response_format != "none":
             config["responseMimeType"] = "application/json"
             if schema is not None and response_format != "json_object":
-                config["responseSchema"] = {
-                    "type": "OBJECT",
-                    "properties": {
-                        "action": {"type": "STRING", "enum": schema["properties"]["action"]["enum"]}
-                    },
-                    "required": ["action"],
-                }
+                config["responseSchema"] = gemini_schema(schema)
         body: dict[str, Any] = {
             "systemInstruction": {"parts": [{"text": system}]},
             "contents": [

@@ -1,12 +1,14 @@
 """The ``ablations`` asset: a plain function on built-in players, then through Dagster with a
 scripted local model standing in for the LLM (players, author and judge)."""
 
+import os
 from pathlib import Path
 
 import dagster as dg
 import pandas as pd
+import pytest
 
-from assets.ablations import AblationsConfig, ablations, build_ablations
+from assets.ablations import LOCAL_LLM_ENV, AblationsConfig, ablations, build_ablations
 from assets.resources import ProjectPaths
 from assets.roster import roster_table
 from engines.agents.roster import parse_roster
@@ -73,3 +75,32 @@ def test_ablations_materialize_with_a_scripted_local_model(tmp_path: Path) -> No
     metadata = result.asset_materializations_for_node("ablations")[0].metadata
     assert "| True | admitted |" in metadata["authoring_attempts"].value  # the repair
     assert (tmp_path / "ablations" / "cache.sqlite").exists()
+
+
+def test_every_ablation_lands_in_the_asset_with_the_local_model(tmp_path: Path) -> None:
+    """The real local model (SmolLM2-135M, started by `make pytest`) as players at two token
+    budgets, author and judge: both arms, the thinking budget, the judge's association and
+    the authoring attempts all land in the asset."""
+    url = os.environ.get(LOCAL_LLM_ENV)
+    if not url:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{LOCAL_LLM_ENV} is not set under CI")
+        pytest.skip(f"no local LLM server ({LOCAL_LLM_ENV} unset); `make pytest` starts one")
+    config = AblationsConfig(games=["kuhn"], runs=1, bootstrap=20, llm_url=url, judge_max=8, seed=0)
+    table, metadata = build_ablations(config, ROSTER, PAIRS, str(tmp_path))
+    assert "stopped" not in str(metadata["notes"]), metadata["notes"]
+    quantities = {(r.quantity, r.subject) for r in table.itertuples()}
+    for player in ("smollm2-low", "smollm2-high"):
+        assert ("disclosure_effect", player) in quantities
+        for arm in ("hidden", "disclosed"):
+            for program in ("bluffer", "cautious"):
+                assert (f"efficiency_{arm}", f"{player} vs {program} on kuhn") in quantities
+    assert ("high_minus_low", "smollm2") in quantities
+    judge = table[table["ablation"] == "judge"]
+    assert set(judge["quantity"]) == {
+        "slope_opponent_modelling", "slope_private_information", "slope_planning_depth"
+    }  # fmt: skip
+    assert (judge["n"] > 0).all()
+    authoring = table[table["ablation"] == "authoring"]
+    assert int(authoring["n"].iloc[0]) in (1, 2)  # one attempt, or one plus the repair turn
+    assert "| smollm2-judge |" in str(metadata["judgements"])

@@ -15,10 +15,20 @@ from engines.ablations.arms import disclosure_effect, fit_lambda, run_margins
 from engines.ablations.authoring import author_program, extract_code
 from engines.ablations.judge import parse_scores, tertiles
 from engines.ablations.opponents import estimate_policy, table_policy
-from engines.ablations.play import ProgramSpec, Seat, ablation_matches
+from engines.ablations.play import (
+    PROGRAM_PREFIX,
+    ProgramSpec,
+    Seat,
+    ablation_matches,
+    play_ablation,
+)
 from engines.ablations.run import PROGRAMS, AblationSettings, run_ablations
 from engines.ablations.thinking import budget_pair
+from engines.agents.base import BuiltinPlayer, Player
+from engines.agents.builtin import builtin_agent
 from engines.agents.cache import ResponseCache
+from engines.agents.program import ProgramPlayer
+from engines.agents.reading import reading
 from engines.agents.roster import parse_roster
 from engines.agents.sandbox import Program
 from engines.agents.scripted_server import ScriptedServer
@@ -175,3 +185,58 @@ def test_every_ablation_runs_end_to_end_with_a_scripted_model(tmp_path: Path) ->
     summary = result.summary()
     assert set(summary["ablation"]) == {"programs", "thinking_budget", "judge", "authoring"}
     pd.testing.assert_frame_equal(summary, again.summary())
+
+
+def test_the_disclosed_arm_reads_the_program_on_the_game_being_played(tmp_path: Path) -> None:
+    # regression: readings were kept per seat only, so with two games the disclosed arm carried
+    # the last game's reading (Leduc's, ~11k tokens: past a small model's context window)
+    with ScriptedServer(script) as server:
+        settings = AblationSettings(
+            games=("kuhn", "leduc"),
+            runs=1,
+            builtin_players=({"name": "random", "kind": "builtin", "agent": "random"},),
+            llm_players=(_entry("m", server.url),),
+            llm_games=("kuhn",),
+            bootstrap=10,
+            siblings=False,
+        )
+        result = run_ablations(settings, {}, tmp_path)
+        systems = [str(r.body["messages"][0]["content"]) for r in server.requests]
+    played = result.matches[result.matches["player"] == "m"]
+    assert set(played["status"]) == {"complete"} and set(played["arm"]) == {"hidden", "disclosed"}
+    with Program(PROGRAMS / "bluffer.py") as program:
+        kuhn_readings = {reading(program, KUHN, s) for s in (0, 1)}
+        leduc_readings = {reading(program, presets.leduc(), s) for s in (0, 1)}
+    disclosed = [s for s in systems if "opponent's strategy (disclosed)" in s]
+    assert disclosed and all(not any(r in s for r in leduc_readings) for s in disclosed)
+    assert any(any(r in s for r in kuhn_readings) for s in disclosed)
+    assert result.notes == [] or all("stopped" not in n for n in result.notes)
+
+
+CRASHING = "def act(observation, legal_actions, rng):\n    raise RuntimeError('boom')\n"
+ILLEGAL = "def act(observation, legal_actions, rng):\n    return 'all in'\n"
+
+
+@pytest.mark.parametrize("code", [CRASHING, ILLEGAL], ids=["crash", "illegal"])
+def test_a_program_that_crashes_or_answers_illegally_loses_the_match(
+    tmp_path: Path, code: str
+) -> None:
+    path = tmp_path / "hostile.py"
+    path.write_text(code, encoding="utf-8")
+    game = resolve_games(["kuhn"])[0]
+    spec = ProgramSpec("hostile", "handwritten", str(path), "1" * 64)
+    seat = Seat("random", "fp-random")
+    with Program(path) as program:
+        players: dict[str, Player] = {
+            "random": BuiltinPlayer("random", builtin_agent("random", {})),
+            PROGRAM_PREFIX + "hostile": ProgramPlayer(PROGRAM_PREFIX + "hostile", program),
+        }
+        rows, _ = asyncio.run(play_ablation([game], [spec], [seat], lambda *_: players, 2))
+    assert len(rows) == 8 and {r["status"] for r in rows} == {"forfeit"}
+    for row in rows:
+        # the program folds at its first move: it loses what it has in the pot (its ante, at
+        # least), and the chips still sum to zero
+        assert row["player_chips"] >= 1 and row["alice_chip_delta"] + row["bob_chip_delta"] == 0
+        assert "Forfeit by program:hostile" in row["error"]
+    runs = run_margins(pd.DataFrame(rows))
+    assert len(runs) == 4 and (runs["margin"] > 0).all()  # forfeits are evidence: losses
