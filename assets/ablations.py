@@ -98,6 +98,7 @@ def build_ablations(
         "dagster/row_count": len(summary),
         "summary": dg.MetadataValue.md(markdown_table(summary)),
         "efficiency": dg.MetadataValue.md(markdown_table(result.efficiency)),
+        "exact_solving": dg.MetadataValue.md(markdown_table(result.solving)),
         "thinking_budget": dg.MetadataValue.md(markdown_table(result.thinking)),
         "judge_association": dg.MetadataValue.md(markdown_table(result.association)),
         "judgements": dg.MetadataValue.md(markdown_table(judged.head(50))),

@@ -12,7 +12,8 @@ Steps of ``run_ablations``:
 3. for each (game, program): the procedural reading of the program in each seat (the disclosed
    arm's appendix); on games small enough to solve, its estimated policy, the exact best and
    worst responses to it (efficiency anchors) and a ``best-response`` built-in that plays the
-   exact best response to the disclosed program (and to a uniform opponent when hidden);
+   exact best response to the disclosed program (and to a uniform opponent when hidden), and
+   the game's equilibrium value (``engines.solve.value``) beside them;
 4. play both arms on identical deals (``engines.ablations.play``);
 5. the judge scores the LLM players' move traces;
 6. the analyses: lambda per arm, the disclosure effect, efficiency, the thinking budget and
@@ -51,6 +52,7 @@ from engines.agents.reading import reading
 from engines.agents.roster import ApiEntry, BuiltinEntry, parse_roster
 from engines.agents.sandbox import Program, admit
 from engines.solve.best_response import respond, uniform_policy
+from engines.solve.value import game_value
 from engines.tournament.runner import build_lineup
 from engines.tournament.schedule import Game, resolve_games
 
@@ -97,6 +99,7 @@ class AblationResult:
     lambdas: dict[str, Estimate]
     disclosure: dict[str, Estimate]
     efficiency: pd.DataFrame
+    solving: pd.DataFrame
     thinking: pd.DataFrame
     judgements: pd.DataFrame
     association: pd.DataFrame
@@ -141,8 +144,12 @@ class _Opponent:
     anchors: dict[str, tuple[float, float]] = field(default_factory=dict)  # game: (best, worst)
 
 
-def solvable(opponent: _Opponent, game: Game, settings: AblationSettings) -> bool:
-    """Prepare the efficiency anchors when the game is small enough; False if it is not."""
+def solvable(
+    opponent: _Opponent, game: Game, settings: AblationSettings
+) -> list[dict[str, Any]] | None:
+    """Prepare the efficiency anchors when the game is small enough (None if it is not); the
+    exact solving rows: per responding seat, the best and worst response values to the
+    program and the game's equilibrium value for that seat."""
     spec = game.spec
     try:
         tables = {
@@ -151,10 +158,11 @@ def solvable(opponent: _Opponent, game: Game, settings: AblationSettings) -> boo
             for s in (0, 1)
         }  # fmt: skip
     except ValueError:
-        return False
+        return None
     best: dict[int, dict[str, str]] = {}
     hidden: dict[int, dict[str, str]] = {}
     values: list[tuple[float, float]] = []
+    rows: list[dict[str, Any]] = []
     for program_seat, table in tables.items():
         seat = 1 - program_seat
         top = respond(spec, seat, table_policy(table), best=True)
@@ -162,13 +170,18 @@ def solvable(opponent: _Opponent, game: Game, settings: AblationSettings) -> boo
         best[seat] = top.choices
         hidden[seat] = respond(spec, seat, uniform_policy, best=True).choices
         values.append((top.value, bottom.value))
+        value = game_value(spec)
+        rows.append({"game": game.token, "program": opponent.spec.name,
+                     "seat": ("alice", "bob")[seat], "best_response": top.value,
+                     "worst_response": bottom.value,
+                     "game_value": value if seat == 0 else -value})  # fmt: skip
     opponent.responses[game.token] = best
     opponent.responses["hidden:" + game.token] = hidden
     opponent.anchors[game.token] = (
         sum(v[0] for v in values) / 2,
         sum(v[1] for v in values) / 2,
     )
-    return True
+    return rows
 
 
 def run_ablations(
@@ -241,12 +254,15 @@ async def _run(
                     add_program(Path(tried[-1].path), author.model, name, [game])
         # 3. readings and efficiency anchors
         anchors: dict[tuple[str, str], tuple[float, float]] = {}
+        solving: list[dict[str, Any]] = []
         solved: set[tuple[str, str]] = set()
         for game in games:
             for opponent in per_game[game.token]:
                 for s in (0, 1):
                     opponent.readings[(game.token, s)] = reading(opponent.program, game.spec, s)
-                if solvable(opponent, game, settings):
+                exact = solvable(opponent, game, settings)
+                if exact is not None:
+                    solving += exact
                     anchors[(game.token, opponent.spec.name)] = opponent.anchors[game.token]
                     solved.add((game.token, opponent.spec.name))
         # 4. play
@@ -346,7 +362,7 @@ async def _run(
     return AblationResult(
         matches=matches, moves=pd.DataFrame(moves), runs=runs_table, authoring=attempts_table,
         programs=pd.DataFrame(program_rows), lambdas=lambdas, disclosure=effect,
-        efficiency=efficiency, thinking=thinking, judgements=judged,
+        efficiency=efficiency, solving=pd.DataFrame(solving), thinking=thinking, judgements=judged,
         association=assoc if not assoc.empty else association(pd.DataFrame(), {}, 1, rng),
         notes=notes,
     )  # fmt: skip

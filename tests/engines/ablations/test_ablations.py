@@ -4,6 +4,7 @@ identical deals, the fit and effects, efficiency anchors, the thinking budget an
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from pathlib import Path
 
@@ -28,11 +29,11 @@ from engines.agents.base import BuiltinPlayer, Player
 from engines.agents.builtin import builtin_agent
 from engines.agents.cache import ResponseCache
 from engines.agents.program import ProgramPlayer
-from engines.agents.reading import reading
+from engines.agents.reading import reading, situations
 from engines.agents.roster import parse_roster
-from engines.agents.sandbox import Program
+from engines.agents.sandbox import Program, admit, program_observation
 from engines.agents.scripted_server import ScriptedServer
-from engines.gbg import presets
+from engines.gbg import GameSpec, presets
 from engines.solve.best_response import efficiency, respond
 from engines.tournament.runner import build_lineup
 from engines.tournament.schedule import resolve_games
@@ -240,3 +241,45 @@ def test_a_program_that_crashes_or_answers_illegally_loses_the_match(
         assert "Forfeit by program:hostile" in row["error"]
     runs = run_margins(pd.DataFrame(rows))
     assert len(runs) == 4 and (runs["margin"] > 0).all()  # forfeits are evidence: losses
+
+
+def _response_program(spec: GameSpec, choices: dict[int, dict[str, str]], path: Path) -> Path:
+    """A strategy program file that plays ``choices[seat]`` (information state -> action) in
+    each seat: a table keyed by what the program sees (its hand and the events it has seen)."""
+    table = {}
+    for seat, chosen in choices.items():
+        found, complete = situations(spec, seat, max_situations=5000)
+        assert complete
+        for situation in found:
+            obs = program_observation(situation.state, seat)
+            table[json.dumps([obs["you"], obs["hand"], obs["events"]])] = chosen[situation.key]
+    path.write_text(
+        "import json\n"
+        f"TABLE = {table!r}\n\n"
+        "def act(observation, legal_actions, rng):\n"
+        "    seen = [observation['you'], observation['hand'], observation['events']]\n"
+        "    return TABLE[json.dumps(seen)]\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+def test_the_best_response_program_scores_one_and_the_worst_zero(tmp_path: Path, name: str) -> None:
+    """Efficiency (paper, Section 8) of sandboxed programs against a sandboxed program: the
+    program written from the exact best response scores 1, from the worst response 0."""
+    spec = presets.PRESETS[name]()
+    with Program(PROGRAMS / "bluffer.py") as opponent:
+        policies = [table_policy(estimate_policy(opponent, spec, s, seeds=4)) for s in (0, 1)]
+    fixed = policies[1]
+    scores = {}
+    for best in (True, False):
+        choices = {s: respond(spec, s, policies[1 - s], best=best).choices for s in (0, 1)}
+        path = _response_program(spec, choices, tmp_path / f"r{best}.py")
+        verdict = admit(path, spec)
+        assert verdict.admitted, verdict.reason
+        with Program(path) as player:
+            played = table_policy(estimate_policy(player, spec, 0, seeds=1))
+        scores[best] = efficiency(spec, 0, played, fixed).score
+    assert scores[True] == pytest.approx(1.0, abs=1e-9)
+    assert scores[False] == pytest.approx(0.0, abs=1e-9)

@@ -9,6 +9,9 @@ import pytest
 from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms import best_response as os_best_response
 
+from engines.ablations.opponents import PolicyTable, estimate_policy, table_policy
+from engines.ablations.run import PROGRAMS
+from engines.agents.sandbox import Program
 from engines.gbg import State, presets
 from engines.solve.best_response import (
     efficiency,
@@ -17,6 +20,7 @@ from engines.solve.best_response import (
     response_policy,
     uniform_policy,
 )
+from engines.solve.value import game_value
 
 OPENSPIEL = {"kuhn": "kuhn_poker", "leduc": "leduc_poker"}
 RANK_VALUE = {"J": 11, "Q": 12, "K": 13}
@@ -94,3 +98,42 @@ def test_policy_value_is_zero_sum() -> None:
     a = policy_value(spec, 0, uniform_policy, program)
     b = policy_value(spec, 1, program, uniform_policy)
     assert a == pytest.approx(-b)
+
+
+class _TablePolicy(os_policy.Policy):  # type: ignore[misc]
+    """A sandboxed program's estimated policy table, seen by OpenSpiel through our bridge."""
+
+    def __init__(self, game: Any, table: PolicyTable) -> None:
+        super().__init__(game, [0, 1])
+        self.policy = table_policy(table)
+
+    def action_probabilities(self, state: Any, player_id: Any = None) -> dict[int, float]:
+        ours = self.policy(state.deal, state.current_player())
+        return {state.tables.index[a]: p for a, p in ours.items()}
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+@pytest.mark.parametrize("program_file", ["bluffer", "cautious"])
+def test_best_response_to_a_sandboxed_program_equals_openspiel(
+    name: str, program_file: str
+) -> None:
+    """The shipped strategy programs, run in the sandbox: the exact best response's value to
+    each (in both seats) equals OpenSpiel's ``BestResponsePolicy`` on the bridged game."""
+    from engines.solve.openspiel_bridge import as_pyspiel_game
+
+    spec = presets.PRESETS[name]()
+    game = as_pyspiel_game(spec)
+    with Program(PROGRAMS / f"{program_file}.py") as sandboxed:
+        for program_seat in (0, 1):
+            table = estimate_policy(sandboxed, spec, program_seat, seeds=4)
+            seat = 1 - program_seat
+            ours = respond(spec, seat, table_policy(table)).value
+            br = os_best_response.BestResponsePolicy(game, seat, _TablePolicy(game, table))
+            assert ours == pytest.approx(float(br.value(game.new_initial_state())), abs=1e-9)
+
+
+def test_game_values_are_the_known_ones() -> None:
+    # Kuhn: -1/18 for the first player (Kuhn 1950); Leduc: -0.0856064... (OpenSpiel's
+    # sequence_form_lp_test, leduc_poker)
+    assert game_value(presets.kuhn()) == pytest.approx(-1 / 18, abs=1e-6)
+    assert game_value(presets.leduc()) == pytest.approx(-0.085606424078, abs=1e-6)
