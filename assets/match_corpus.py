@@ -99,12 +99,20 @@ def match_corpus(
     )
     for name, message in summary.stopped.items():
         context.log.warning(f"{name}: {message}")
+    refusals = [
+        f"program {name!r} not admitted: {reason}"
+        for name, games in summary.not_admitted.items()
+        for reason in games.values()
+    ]
+    for message in refusals:
+        context.log.warning(f"{token}: {message}")
     matches = pd.read_parquet(folder / MATCHES)
     moves = pd.read_parquet(folder / MOVES)
     if not summary.finished:
+        causes = "; ".join([*summary.stopped.values(), *refusals]) or "see the log"
         raise RuntimeError(
             f"{summary.scheduled - summary.recorded} of {summary.scheduled} matches on {token} "
-            f"were not played ({'; '.join(summary.stopped.values()) or 'see the log'}); "
+            f"were not played ({causes}); "
             "materialize again once the cause is fixed"
         )
     statuses = ", ".join(f"{n} {s}" for s, n in summary.status_counts.items())

@@ -1,13 +1,15 @@
 """Stage: ``roster``, the players of the tournament (paper, Section 5, "Models").
 
-One row per player: its kind, the built-in agent and parameters or the provider's model id,
-endpoint and every request setting, its block and family, its price, and its fingerprint (the
-hash of what determines its play, part of every match id).  For an LLM player only the *name*
-of the environment variable holding its key is recorded, never a key.
+One row per player: its kind, the built-in agent and parameters, the provider's model id,
+endpoint and every request setting, or a strategy program's file, code SHA-256 and sandbox
+limits; its block and family, its price, and its fingerprint (the hash of what determines its
+play, part of every match id).  For an LLM player only the *name* of the environment variable
+holding its key is recorded, never a key.
 
 The roster file comes from the asset's config (``path``); left unset, the demo roster
 (``assets/rosters/demo.yaml``, built-in bots only).  A profile with ``builtin_roster_only``
-refuses a roster with LLM players, so the demo never needs an API key.
+refuses a roster with LLM players, so the demo never needs an API key (strategy programs need
+none and are allowed).
 """
 
 import json
@@ -19,18 +21,29 @@ from pydantic import Field
 
 from assets.metadata import markdown_table
 from assets.resources import RunProfile
-from engines.agents.roster import ApiEntry, BuiltinEntry, Roster, load_roster, roster_json
+from engines.agents.roster import (
+    ApiEntry,
+    BuiltinEntry,
+    ProgramEntry,
+    Roster,
+    load_roster,
+    roster_json,
+)
 
 GROUP_NAME = "tournament"
 DEMO_ROSTER = Path(__file__).with_name("rosters") / "demo.yaml"
 
 COLUMNS: tuple[dg.TableColumn, ...] = (
     dg.TableColumn("name", "string", description="player name, as in the corpus"),
-    dg.TableColumn("kind", "string", description="builtin | openai | anthropic | gemini"),
-    dg.TableColumn("model", "string", description="built-in agent or the provider's model id"),
+    dg.TableColumn("kind", "string", description="builtin | openai | anthropic | gemini | program"),
+    dg.TableColumn(
+        "model", "string", description="built-in agent, the provider's model id or program file"
+    ),
     dg.TableColumn("endpoint", "string", description="API root URL (empty for built-ins)"),
     dg.TableColumn("api_key_env", "string", description="NAME of the key's env variable"),
-    dg.TableColumn("settings", "string", description="request settings / agent params (JSON)"),
+    dg.TableColumn(
+        "settings", "string", description="request settings / agent params / limits (JSON)"
+    ),
     dg.TableColumn("response_format", "string", description="JSON mode of the requests"),
     dg.TableColumn("rethinks", "int", description="retries after an unparsable/illegal reply"),
     dg.TableColumn("block", "string", description="tournament block"),
@@ -38,6 +51,8 @@ COLUMNS: tuple[dg.TableColumn, ...] = (
     dg.TableColumn("variant", "string", description="variant within the family (optional)"),
     dg.TableColumn("input_per_mtok", "float", description="USD per million input tokens"),
     dg.TableColumn("output_per_mtok", "float", description="USD per million output tokens"),
+    dg.TableColumn("path", "string", description="a program's file (absolute; else empty)"),
+    dg.TableColumn("code_sha256", "string", description="SHA-256 of a program's code"),
     dg.TableColumn("fingerprint", "string", description="hash of what determines its play"),
     dg.TableColumn("roster_json", "string", description="the whole roster, canonical JSON"),
 )
@@ -63,6 +78,8 @@ def roster_table(roster: Roster) -> pd.DataFrame:
             "rethinks": roster.rethinks_of(entry),
             "fingerprint": roster.fingerprint(entry.name),
             "roster_json": whole,
+            "path": None,
+            "code_sha256": None,
         }
         if isinstance(entry, BuiltinEntry):
             row |= {
@@ -73,6 +90,18 @@ def roster_table(roster: Roster) -> pd.DataFrame:
                 "response_format": "none",
                 "input_per_mtok": 0.0,
                 "output_per_mtok": 0.0,
+            }
+        elif isinstance(entry, ProgramEntry):
+            row |= {
+                "model": entry.path.name,
+                "endpoint": "",
+                "api_key_env": None,
+                "settings": json.dumps(entry.limits.model_dump(mode="json"), sort_keys=True),
+                "response_format": "none",
+                "input_per_mtok": 0.0,
+                "output_per_mtok": 0.0,
+                "path": str(entry.path),
+                "code_sha256": entry.code_sha256,
             }
         else:
             assert isinstance(entry, ApiEntry)
@@ -110,7 +139,7 @@ def roster(config: RosterConfig, profile: RunProfile) -> dg.Output[pd.DataFrame]
     chosen = profile.get()
     path = Path(config.path) if config.path else DEMO_ROSTER
     parsed = load_roster(path)
-    if chosen.builtin_roster_only and any(p.kind != "builtin" for p in parsed.players):
+    if chosen.builtin_roster_only and any(isinstance(p, ApiEntry) for p in parsed.players):
         raise ValueError(
             f"profile {chosen.name} plays built-in bots only, but roster {path} has LLM players"
         )

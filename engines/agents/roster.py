@@ -6,7 +6,7 @@
       - {name: random, kind: builtin, agent: random}
       - {name: search-2, kind: builtin, agent: search, params: {depth: 2}}
       - name: local-llm
-        kind: openai            # openai | anthropic | gemini | builtin
+        kind: openai            # openai | anthropic | gemini | builtin | program
         model: smollm2
         base_url: http://127.0.0.1:8765/v1
         api_key_env: LOCAL_LLM_KEY   # the NAME of an environment variable, never the key
@@ -16,16 +16,28 @@
         price: {input_per_mtok: 0, output_per_mtok: 0}
         response_format: none        # none | json_object | json_schema | json_object_schema
         provider: local              # optional: shares limits with other players of "local"
+      - name: cautious
+        kind: program                # a strategy program, played in a sandbox
+        path: programs/cautious.py   # relative to the roster file's folder
+        limits: {move_seconds: 2, memory_mb: 512, cpu_seconds: 20}   # optional
     providers:                       # optional limits per provider (default: 8 in flight)
       local: {concurrency: 4, requests_per_minute: 600, max_retries: 6}
     rethinks: 1                      # K, retries after an unparsable or illegal reply
     schedule: {first_block_games: null, opponents: 4}
 
-Validation errors name the field (``players[2].api_key_env: ...``) and never echo a value, so
-a key pasted by mistake into ``api_key_env`` does not end up in a log.  A player's
-*fingerprint* hashes what determines its play (kind, agent and params, or model, endpoint,
-settings, response format and rethinks); match ids include it, so changing a setting plays
-new matches instead of mixing old ones in.
+Validation errors name the field (``players[2].api_key_env: ...``) and never echo a value
+(a program file that cannot be read is named by its path), so a key pasted by mistake into
+``api_key_env`` does not end up in a log.  A player's
+*fingerprint* hashes what determines its play (kind, agent and params; or model, endpoint,
+settings, response format and rethinks; or a program's code, by its SHA-256, and its sandbox
+limits); match ids include it, so changing a setting or editing a program plays new matches
+instead of mixing old ones in.
+
+A program's ``path`` is resolved when the roster is read: against the roster file's folder
+(``load_roster``) or the given folder, by default the current one (``parse_roster``).  The
+roster then holds the absolute path and the code's ``code_sha256``; given in the data (as in
+``roster_json``), ``code_sha256`` must still match the file, so a roster recorded before an
+edit of its program cannot play the edited code under the old fingerprint.
 """
 
 from __future__ import annotations
@@ -37,13 +49,24 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from engines.agents.providers import DEFAULT_BASE_URLS, ResponseFormat
+from engines.agents.sandbox import Limits
 
 DEFAULT_BLOCK = "block-1"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._+@-]{0,63}$"
 ENV_PATTERN = r"^[A-Z_][A-Z0-9_]{0,127}$"
+SHA256_PATTERN = r"^[0-9a-f]{64}$"
+FOLDER_CONTEXT = "folder"  # validation context: the folder relative program paths start from
 
 
 class _Strict(BaseModel):
@@ -119,7 +142,83 @@ class ApiEntry(_PlayerBase):
         }
 
 
-PlayerEntry = Annotated[BuiltinEntry | ApiEntry, Field(discriminator="kind")]
+class ProgramLimits(_Strict):
+    """The sandbox limits of a strategy program (``engines.agents.sandbox.Limits``)."""
+
+    move_seconds: float = Field(
+        default=Limits.move_seconds, gt=0, le=60, description="wall time per move"
+    )
+    memory_mb: int = Field(
+        default=Limits.memory_mb, ge=64, le=65536, description="address space of the process"
+    )
+    cpu_seconds: int = Field(
+        default=Limits.cpu_seconds,
+        ge=1,
+        le=86400,
+        description="CPU time of one program process (restarted after a crash or timeout)",
+    )
+
+
+class ProgramEntry(_PlayerBase):
+    """A strategy program (``act(observation, legal_actions, rng)``) played in a sandbox."""
+
+    kind: Literal["program"]
+    path: Path = Field(description="the program file (relative: to the roster's folder)")
+    code_sha256: str | None = Field(
+        default=None,
+        pattern=SHA256_PATTERN,
+        validate_default=True,
+        description="SHA-256 of the file: filled in when left out, checked when given",
+    )
+    limits: ProgramLimits = Field(default_factory=ProgramLimits)
+
+    @field_validator("path")
+    @classmethod
+    def _readable(cls, path: Path, info: ValidationInfo) -> Path:
+        folder = (info.context or {}).get(FOLDER_CONTEXT) or Path.cwd()
+        full = (Path(folder) / path.expanduser()).resolve()
+        if not full.is_file():
+            raise ValueError(f"no strategy program file at {full}")
+        try:
+            with full.open("rb") as handle:
+                handle.read(1)
+        except OSError as exc:
+            raise ValueError(f"cannot read {full}: {exc.strerror}") from None
+        return full
+
+    @field_validator("code_sha256")
+    @classmethod
+    def _the_file_digest(cls, given: str | None, info: ValidationInfo) -> str | None:
+        path = info.data.get("path")
+        if path is None:  # the path was refused; that error is reported
+            return given
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError as exc:
+            raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+        if given is not None and given != digest:
+            raise ValueError(
+                f"{path} has changed since this roster was recorded; read the roster file again"
+            )
+        return digest
+
+    def sandbox_limits(self) -> Limits:
+        return Limits(
+            cpu_seconds=self.limits.cpu_seconds,
+            memory_mb=self.limits.memory_mb,
+            move_seconds=self.limits.move_seconds,
+        )
+
+    def behaviour(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "code_sha256": self.code_sha256,
+            "limits": self.limits.model_dump(mode="json"),
+        }
+
+
+AnyEntry = BuiltinEntry | ApiEntry | ProgramEntry
+PlayerEntry = Annotated[AnyEntry, Field(discriminator="kind")]
 
 
 class ProviderLimits(_Strict):
@@ -160,13 +259,13 @@ class Roster(_Strict):
                 seen.append(player.block)
         return seen
 
-    def player(self, name: str) -> BuiltinEntry | ApiEntry:
+    def player(self, name: str) -> AnyEntry:
         for entry in self.players:
             if entry.name == name:
                 return entry
         raise ValueError(f"no player {name!r} in the roster")
 
-    def rethinks_of(self, entry: BuiltinEntry | ApiEntry) -> int:
+    def rethinks_of(self, entry: AnyEntry) -> int:
         if isinstance(entry, ApiEntry) and entry.rethinks is not None:
             return entry.rethinks
         return self.rethinks
@@ -177,13 +276,13 @@ class Roster(_Strict):
     def fingerprint(self, name: str) -> str:
         entry = self.player(name)
         behaviour = (
-            entry.behaviour() if isinstance(entry, BuiltinEntry) else entry.behaviour(self.rethinks)
+            entry.behaviour(self.rethinks) if isinstance(entry, ApiEntry) else entry.behaviour()
         )
         text = json.dumps(behaviour, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-_TAGS = frozenset({"builtin", "openai", "anthropic", "gemini"})
+_TAGS = frozenset({"builtin", "openai", "anthropic", "gemini", "program"})
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -208,18 +307,23 @@ def roster_error(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def parse_roster(data: Any, source: str = "roster") -> Roster:
-    """Validate roster data; ``ValueError`` naming ``source`` and the bad fields."""
+def parse_roster(data: Any, source: str = "roster", folder: Path | None = None) -> Roster:
+    """Validate roster data; ``ValueError`` naming ``source`` and the bad fields.
+
+    Relative program paths start from ``folder`` (default: the current directory).
+    """
     if not isinstance(data, dict):
         raise ValueError(f"{source}: a roster is a mapping with a 'players' list")
+    context = {FOLDER_CONTEXT: folder if folder is not None else Path.cwd()}
     try:
-        return Roster.model_validate(data)
+        return Roster.model_validate(data, context=context)
     except ValidationError as exc:
         raise ValueError(f"{source}: {roster_error(exc)}") from None
 
 
 def load_roster(path: Path) -> Roster:
-    """Read and validate a roster YAML file (``ValueError`` names the file and the field)."""
+    """Read and validate a roster YAML file (``ValueError`` names the file and the field);
+    relative program paths start from the file's folder."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -230,7 +334,7 @@ def load_roster(path: Path) -> Roster:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise ValueError(f"roster {path} is not valid YAML{where}") from None
-    return parse_roster(data, f"roster {path}")
+    return parse_roster(data, f"roster {path}", path.resolve().parent)
 
 
 def roster_json(roster: Roster) -> str:

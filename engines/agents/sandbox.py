@@ -102,7 +102,11 @@ class Program:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     def start(self) -> str | None:
-        """Start the process and load the program; the reason it failed, or None."""
+        """Start the process and load the program; the reason it failed, or None.
+
+        After a crash or a timeout (which close the process) the next ``act`` starts it again,
+        with an empty scratch folder."""
+        os.makedirs(self.scratch, mode=0o700, exist_ok=True)  # ``close`` removed it
         command = [
             *_network_isolation(),
             sys.executable,

@@ -1,9 +1,13 @@
-"""The players of a tournament: built-in agents and LLM players with their shared resources.
+"""The players of a tournament: built-in agents, strategy programs, and LLM players with their
+shared resources.
 
-LLM players of one provider group share an HTTP client (httpx on the lean HTTP/1.1 transport of
-``engines.agents.http11``) and a ``ProviderGate`` (concurrency, request rate, Retry-After
-pauses); all share the tournament's response cache.  The API key of a player is read from the
-environment variable its roster entry names, and lives only in the player's memory.
+A strategy program plays through one sandboxed ``Program`` process per roster entry per lineup
+(so per tournament process), started at its first move and restarted after a crash or a
+timeout; ``Lineup.aclose`` ends them.  LLM players of one provider group share an HTTP client
+(httpx on the lean HTTP/1.1 transport of ``engines.agents.http11``) and a ``ProviderGate``
+(concurrency, request rate, Retry-After pauses); all share the tournament's response cache.
+The API key of a player is read from the environment variable its roster entry names, and
+lives only in the player's memory.
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ from typing import Any
 from engines.agents.base import BuiltinPlayer, Player
 from engines.agents.builtin import builtin_agent
 from engines.agents.cache import ResponseCache
-from engines.agents.roster import ApiEntry, BuiltinEntry, Roster
+from engines.agents.program import ProgramPlayer
+from engines.agents.roster import ApiEntry, BuiltinEntry, ProgramEntry, Roster
+from engines.agents.sandbox import Program
 
 
 @dataclass
 class Lineup:
-    """The tournament's players and the shared resources of the LLM players."""
+    """The tournament's players, the shared resources of the LLM players, and whether every
+    player is a built-in agent (then matches need no event loop)."""
 
     players: dict[str, Player]
     fingerprints: dict[str, str]
@@ -33,6 +40,9 @@ class Lineup:
     async def aclose(self) -> None:
         for client in self.clients:
             await client.aclose()
+        for player in self.players.values():
+            if isinstance(player, ProgramPlayer):
+                await player.aclose()
 
 
 def provider_gate(roster: Roster, group: str, share: int = 1) -> Any:
@@ -85,6 +95,14 @@ def build_lineup(
                 name=entry.name, agent=agent, model=entry.agent, settings=dict(entry.params)
             )
             continue
+        if isinstance(entry, ProgramEntry):
+            players[entry.name] = ProgramPlayer(
+                name=entry.name,
+                program=Program(entry.path, entry.sandbox_limits()),
+                model=entry.path.name,
+                settings={"code_sha256": entry.code_sha256, **entry.limits.model_dump()},
+            )
+            continue
         limits = roster.limits(entry.provider_group)
         retry = RetryPolicy(
             max_retries=limits.max_retries,
@@ -119,4 +137,5 @@ def build_lineup(
             )
         players[entry.name] = player
     every_client = [c for group in clients.values() for c in group]
-    return Lineup(players, fingerprints, cache, every_client, all_builtin=not api_entries)
+    all_builtin = all(isinstance(p, BuiltinEntry) for p in roster.players)
+    return Lineup(players, fingerprints, cache, every_client, all_builtin=all_builtin)

@@ -5,13 +5,19 @@ journal does not already hold and writes ``matches.parquet`` and ``moves.parquet
 
 1. build the schedule (``engines.tournament.schedule``) and open the corpus (its journal tells
    which matches are done; with ``retry_failed`` a recorded timeout or error is played again);
-2. build the players: built-in agents, and LLM players sharing one HTTP client per provider
-   (httpx on the lean HTTP/1.1 transport of ``engines.agents.http11``), one response cache
-   (``cache.sqlite`` in the folder) and one ``ProviderGate`` per provider group;
-3. play the remaining matches: built-in-only tournaments in a plain loop, otherwise up to
+2. admit the strategy programs: each program takes the admission test (``sandbox.admit``:
+   loads, plays legally, median move at most 100 ms) on each game it has matches left on; a
+   program refused on a game does not play there (its matches on that game are not played and
+   not recorded, so a fixed program plays them on a later run), and the summary names program,
+   game and reason;
+3. build the players: built-in agents, sandboxed strategy programs, and LLM players sharing one
+   HTTP client per provider (httpx on the lean HTTP/1.1 transport of
+   ``engines.agents.http11``), one response cache (``cache.sqlite`` in the folder) and one
+   ``ProviderGate`` per provider group;
+4. play the remaining matches: built-in-only tournaments in a plain loop, otherwise up to
    ``parallel`` matches at a time on one event loop (a match is a chain of moves, so ``parallel``
    bounds the requests in flight together with the providers' own limits);
-4. journal each match as it ends; every ``checkpoint_s`` seconds and at the end, write the
+5. journal each match as it ends; every ``checkpoint_s`` seconds and at the end, write the
    tables (schedule order, so a resumed run writes exactly what an uninterrupted one does).
 
 A match's chance is explicit: cards come from ``play_seed``; each seat's agent and the fallback
@@ -20,7 +26,9 @@ a rejected key, an unknown model, an offline cache miss) is taken out: its match
 its remaining matches are not played and not recorded (so the same command plays them once the
 cause is fixed), and the summary names it.  A move whose retries are exhausted ends its match
 with status ``timeout`` or ``error``; so does an exception inside an agent.  Such matches are
-recorded, and ``complete_pairs`` drops them.
+recorded, and ``complete_pairs`` drops them.  A program that crashes or answers an illegal
+action forfeits its match (status ``forfeit``, a loss it keeps); a program's timeout is a
+``timeout``.
 """
 
 from __future__ import annotations
@@ -36,7 +44,8 @@ from typing import Any, Protocol
 
 from engines.agents.base import PlayerStopped
 from engines.agents.cache import ResponseCache
-from engines.agents.roster import BuiltinEntry, Roster
+from engines.agents.roster import BuiltinEntry, ProgramEntry, Roster
+from engines.agents.sandbox import admit
 from engines.match_status import DECIDED_STATUSES
 from engines.tournament.corpus import Corpus, Record
 from engines.tournament.lineup import Lineup, build_lineup
@@ -48,6 +57,7 @@ __all__ = [
     "Lineup",
     "Progress",
     "TournamentSummary",
+    "admit_programs",
     "build_lineup",
     "play_all",
     "play_builtin_match",
@@ -81,6 +91,7 @@ class TournamentSummary:
     status_counts: dict[str, int]
     not_played: int
     stopped: dict[str, str]
+    not_admitted: dict[str, dict[str, str]]
     moves_played: int
     elapsed_s: float
     per_player: dict[str, dict[str, float]]
@@ -105,6 +116,7 @@ class TournamentSummary:
             "status_counts": self.status_counts,
             "not_played": self.not_played,
             "stopped": self.stopped,
+            "not_admitted": self.not_admitted,
             "moves_played": self.moves_played,
             "elapsed_s": round(self.elapsed_s, 3),
             "moves_per_s": round(self.moves_played / self.elapsed_s, 1) if self.elapsed_s else 0,
@@ -134,6 +146,26 @@ def tournament_schedule(roster: Roster, games: Sequence[Game], runs: int) -> lis
 
 
 # --- the tournament ----------------------------------------------------------------------------
+
+
+def admit_programs(
+    roster: Roster, pending: Sequence[ScheduledMatch], seed: int = 0
+) -> dict[str, dict[str, str]]:
+    """The admission test of every program on every game it has a pending match on; the
+    refusals as {program: {game token: reason}}."""
+    programs = {p.name: p for p in roster.players if isinstance(p, ProgramEntry)}
+    tested: set[tuple[str, str]] = set()
+    refused: dict[str, dict[str, str]] = {}
+    for m in pending:
+        for name in (m.alice, m.bob):
+            if name not in programs or (name, m.game.token) in tested:
+                continue
+            tested.add((name, m.game.token))
+            entry = programs[name]
+            verdict = admit(entry.path, m.game.spec, seed=seed, limits=entry.sandbox_limits())
+            if not verdict.admitted:
+                refused.setdefault(name, {})[m.game.token] = verdict.reason
+    return refused
 
 
 def player_rates(records: Sequence[tuple[Record, list[Record]]]) -> dict[str, dict[str, float]]:
@@ -215,9 +247,9 @@ def run_tournament(
 ) -> TournamentSummary:
     """Play (or resume) a tournament into ``folder`` (see the module docstring).
 
-    ``workers`` > 1 plays the LLM matches in that many processes (each with its own event loop
-    and journal, the providers' limits split between them): one event loop saturates a core
-    at a few hundred requests per second.
+    ``workers`` > 1 plays the LLM and program matches in that many processes (each with its own
+    event loop, journal and program sandboxes, the providers' limits split between them): one
+    event loop saturates a core at a few hundred requests per second.
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
@@ -232,6 +264,14 @@ def run_tournament(
             and (status in DECIDED_STATUSES or not retry_failed)
         }
         pending = [m for m in schedule if m.match_id not in done]
+        not_admitted = admit_programs(roster, pending, seed)
+        admitted = [
+            m
+            for m in pending
+            if not any(m.game.token in not_admitted.get(n, {}) for n in (m.alice, m.bob))
+        ]
+        refused = len(pending) - len(admitted)
+        pending = admitted
         cache = ResponseCache(corpus.cache_path, offline=offline)
         played = 0
         moves_played = 0
@@ -307,8 +347,9 @@ def run_tournament(
         played=played,
         recorded=len(in_schedule),
         status_counts=dict(sorted(statuses.items())),
-        not_played=skipped,
+        not_played=skipped + refused,
         stopped=stopped,
+        not_admitted=not_admitted,
         moves_played=moves_played,
         elapsed_s=time.perf_counter() - started,
         per_player=player_rates(in_schedule),

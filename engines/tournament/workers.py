@@ -1,11 +1,13 @@
-"""Playing a tournament's LLM matches in several processes.
+"""Playing a tournament's LLM and program matches in several processes.
 
 One event loop serves a few hundred requests per second; ``play_sharded`` deals the pending
 matches round-robin to ``workers`` processes (started with ``spawn``), each with its own event
 loop, its own journal (``journal.w<k>.jsonl``, read back by ``Corpus.reload``) and 1/workers of
-every provider's limits; the response cache is shared (SQLite).  Each worker asks Linux to kill
-it when its parent dies, so a killed tournament leaves no worker playing on.  Progress and
-results come back on a queue.
+every provider's limits; the response cache is shared (SQLite).  Each worker runs its own
+sandbox process per strategy program (the parent has admitted the programs; the roster reaches
+the workers as ``roster_json``, with absolute program paths and the code's SHA-256, which is
+checked again there).  Each worker asks Linux to kill it when its parent dies, so a killed
+tournament leaves no worker playing on.  Progress and results come back on a queue.
 """
 
 from __future__ import annotations

@@ -9,9 +9,14 @@
   ``--offline`` answers every model call from ``DIR/cache.sqlite`` (a rebuild that calls no
   provider).
 
+Strategy programs in the roster (``kind: program``) take the admission test on each game first;
+a program refused on a game does not play there, and the summary names program, game and
+reason.
+
 Progress (matches done of scheduled, rate, ETA) goes to stderr; the summary to stdout (JSON with
 ``--json``).  Exit status 0 when every scheduled match is recorded, 1 when a player was stopped
-and some matches were not played (the message names the player and why), 2 for bad input.
+or a program was not admitted and some matches were not played (the message or the summary
+names the player, the game and why), 2 for bad input.
 """
 
 from __future__ import annotations
@@ -108,6 +113,9 @@ def run_command(args: argparse.Namespace) -> int:
                 f"  {name:<24} {int(rates['moves']):>7} moves  fallbacks "
                 f"{rates['fallback_rate']:6.2%}  rethinks {rates['rethink_rate']:6.2%}"
             )
+        for name, refusals in report["not_admitted"].items():
+            for game, reason in refusals.items():
+                print(f"  not admitted: program {name!r} on game {game}: {reason}")
         print(f"  matches: {report['matches']}\n  moves:   {report['moves']}")
     for message in summary.stopped.values():
         print(f"genstrat: {message}", file=sys.stderr)

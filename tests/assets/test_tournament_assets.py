@@ -119,6 +119,48 @@ def test_the_stage_materializes_every_game_and_passes_its_checks(
     assert mat.metadata["dropped"].value == 0
 
 
+PROGRAM = "def act(observation, legal_actions, rng):\n    return legal_actions[0]\n"
+
+
+def test_a_program_player_round_trips_and_plays(project_env: ProjectEnv, tmp_path: Path) -> None:
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    path = tmp_path / "roster.yaml"
+    path.write_text(SMALL + "  - {name: prog, kind: program, path: prog.py}\n")
+    parsed = load_roster(path)
+    table = roster.roster_table(parsed)
+    assert list(table.columns) == [c.name for c in roster.COLUMNS]
+    row = table.set_index("name").loc["prog"]
+    assert (row["kind"], row["model"], row["path"]) == (
+        "program",
+        "prog.py",
+        str(tmp_path / "prog.py"),
+    )
+    assert row["code_sha256"] == parsed.player("prog").code_sha256
+    assert roster.roster_from_table(table) == parsed
+
+    env = resources(project_env)  # the demo profile: no API keys, programs allowed
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(BENCHMARK_GAMES_NAME, ["kuhn"])
+    assets = [roster.roster, match_corpus.match_corpus]
+    config = {"ops": roster_config(path)["ops"] | TWO_RUNS["ops"]}
+    played = dg.materialize(
+        assets, partition_key="kuhn", resources=env, instance=instance,
+        run_config=config,
+    )  # fmt: skip
+    assert played.success
+    matches = pd.read_parquet(project_env.data / "match_corpus" / "kuhn.parquet")
+    assert len(matches) == 3 * 2 * 2 and set(matches["status"]) == {"complete"}
+
+    (tmp_path / "prog.py").write_text("def act(:\n")  # does not compile: refused on kuhn
+    refused = dg.materialize(
+        assets, partition_key="kuhn", resources=env, instance=instance,
+        run_config=config, raise_on_error=False,
+    )  # fmt: skip
+    assert not refused.success
+    (failure,) = refused.get_step_failure_events()
+    assert "program 'prog' not admitted: does not load" in str(failure.step_failure_data.error)
+
+
 def test_the_fallback_check_fails_above_the_bound() -> None:
     frame = pd.DataFrame(
         {

@@ -104,3 +104,29 @@ def test_a_stopped_player_exits_1_naming_it(
     )
     assert "4 matches not played" in captured.err
     assert "2/6 matches recorded" in captured.out
+
+
+def test_a_program_refused_on_a_game_exits_1_and_the_summary_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "fine.py").write_text(
+        "def act(observation, legal_actions, rng):\n    return legal_actions[0]\n"
+    )
+    (tmp_path / "broken.py").write_text("def act(:\n")
+    roster = tmp_path / "roster.yaml"
+    roster.write_text(
+        BOTS
+        + "  - {name: fine, kind: program, path: fine.py}\n"
+        + "  - {name: broken, kind: program, path: broken.py}\n"
+    )
+    code = main(
+        ["tournament", "run", "--roster", str(roster), "--games", "kuhn", "--runs", "1",
+         "--out", str(tmp_path / "out"), "--quiet"]
+    )  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "6/12 matches recorded (6 complete)" in captured.out
+    assert "not admitted: program 'broken' on game kuhn: does not load: does not compile" in (
+        captured.out
+    )
+    assert "6 matches not played" in captured.err

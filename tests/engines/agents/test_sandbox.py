@@ -59,6 +59,13 @@ def test_an_infinite_loop_times_out() -> None:
     assert "no answer within 1 s" in reason
 
 
+def test_after_a_timeout_the_next_move_starts_a_fresh_process() -> None:
+    with Program(PROGRAMS / "loops.py", Limits(move_seconds=0.5)) as program:
+        first = program.act(OBS, LEGAL, seed=1)
+        second = program.act(OBS, LEGAL, seed=2)  # started again, in a new scratch folder
+    assert first.status == second.status == "timeout"
+
+
 def test_printing_megabytes_does_not_reach_the_host(capfd: pytest.CaptureFixture[str]) -> None:
     assert _one_move("prints.py") == ("ok", "")
     out, err = capfd.readouterr()
