@@ -157,8 +157,25 @@ class Program:
             return None
         return data
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time the running process has used (None when unknown or not running)."""
+        if self.proc is None:
+            return None
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def act(self, observation: dict[str, Any], legal: list[str], seed: int) -> Outcome:
-        """Ask for one move (the program is started on first use)."""
+        """Ask for one move (the program is started on first use).
+
+        ``cpu_seconds`` bounds the process's whole life, so a process that has used half of it
+        is replaced by a fresh one before the move (a program keeps no state between moves):
+        a move is then killed for CPU only if it alone spends the other half."""
+        used = self.cpu_seconds()
+        if used is not None and used > self.limits.cpu_seconds / 2:
+            self.close()
         if self.proc is None:
             failure = self.start()
             if failure:

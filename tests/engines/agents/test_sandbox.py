@@ -128,3 +128,25 @@ def test_procedural_reading_of_a_program_covers_every_kuhn_situation() -> None:
     assert "in every situation it can face" in text
     assert "- Holding K♠; so far: Alice: bet 1. It plays call." in text
     assert "- Holding J♠; so far: Alice: check. It plays check." in text
+
+
+BUSY = (
+    "def act(observation, legal_actions, rng):\n"
+    "    total = 0\n"
+    "    for i in range(4_000_000):\n"
+    "        total += i\n"
+    "    return legal_actions[0]\n"
+)
+
+
+def test_many_busy_moves_are_not_killed_by_the_lifetime_cpu_limit(tmp_path: Path) -> None:
+    """``cpu_seconds`` limits a process's whole life; a program that spends a fair share of a
+    second per move must still play a long tournament (the process is replaced once it has
+    used half the budget), not be killed after a few dozen moves."""
+    path = tmp_path / "busy.py"
+    path.write_text(BUSY, encoding="utf-8")
+    with Program(path, Limits(cpu_seconds=1, move_seconds=30)) as program:
+        outcomes = [program.act(OBS, LEGAL, seed=k) for k in range(12)]
+        used = program.cpu_seconds()
+    assert [o.status for o in outcomes] == ["ok"] * 12, [o.reason for o in outcomes]
+    assert used is not None and used <= 1.0
