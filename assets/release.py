@@ -79,6 +79,7 @@ ROSTER_FIELDS = (
     "variant",
     "input_per_mtok",
     "output_per_mtok",
+    "code_sha256",
     "fingerprint",
 )
 
