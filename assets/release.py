@@ -53,6 +53,10 @@ RELEASE_INPUTS: list[str] = [
     "leaderboards",
     "capability_profiles",
 ]
+# Columns that record when and how long something ran on this machine, not what happened: they
+# stay in the assets (operations) and are left out of a release, so replaying a tournament from
+# its response cache on another day publishes the same release id.
+WALL_CLOCK_COLUMNS: tuple[str, ...] = ("started_at", "finished_at", "duration_s")
 # Inputs partitioned per game: they arrive as {partition key: table} and are concatenated.
 PARTITIONED: frozenset[str] = frozenset({"axis_scores", "match_corpus"})
 # Inputs whose own blocking checks already guard their contract before anything downstream runs
@@ -176,9 +180,12 @@ def generation_configs(tables: Mapping[str, pd.DataFrame]) -> dict[str, Any]:
 def release_inputs(
     loaded: Mapping[str, pd.DataFrame | Mapping[str, pd.DataFrame]],
 ) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
-    """The tables to release, with the replay rule applied to the match table(s); and the
-    versioned-results figures for the manifest."""
-    tables = {name: as_table(value) for name, value in loaded.items()}
+    """The tables to release (wall-clock columns left out), with the replay rule applied to the
+    match table(s); and the versioned-results figures for the manifest."""
+    tables = {
+        name: as_table(value).drop(columns=list(WALL_CLOCK_COLUMNS), errors="ignore")
+        for name, value in loaded.items()
+    }
     results: dict[str, Any] = {}
     for name in MATCH_TABLES:
         if name in tables and not tables[name].empty:

@@ -169,6 +169,19 @@ def test_the_release_is_published_verified_and_stable(
     assert not again.asset_value("release_bundle").iloc[0]["newly_published"]
     assert len(list_releases(store)["releases"]) == 1
 
+    # a replay on another day: same results, other timestamps and durations -> the same release
+    replayed = dict(upstream)
+    replayed["complete_pairs"] = upstream["complete_pairs"].assign(
+        started_at="2031-01-01T00:00:00.000+00:00",
+        finished_at="2031-01-01T00:00:01.500+00:00",
+        duration_s=1.5,
+    )
+    later = materialize(project_env, replayed, store)
+    assert later.success and later.asset_value("release_bundle").iloc[0]["release_id"] == release_id
+    assert not set(release.WALL_CLOCK_COLUMNS) & set(
+        pd.read_parquet(folder / "tables" / "complete_pairs.parquet").columns
+    )
+
 
 def test_a_failing_gate_names_itself_and_leaves_the_previous_release(
     project_env: ProjectEnv, upstream: dict[str, pd.DataFrame], tmp_path: Path
