@@ -25,10 +25,11 @@ import json
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from engines.agents.base import MoveFailed, PlayerStopped
-from engines.agents.providers import ChatReply, Message
+from engines.agents.llm import LLMPlayer
+from engines.agents.providers import Message
 from engines.agents.sandbox import Admission, admit, program_observation
 from engines.gbg import rulebook
 from engines.gbg.engine import new_deal
@@ -62,22 +63,6 @@ Fix it and reply with the whole corrected file in one ```python fenced block.
 """
 
 _FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
-
-
-class Asker(Protocol):
-    """What authoring needs of a player: ``LLMPlayer.ask`` (and its name)."""
-
-    name: str
-    model: str
-
-    async def ask(
-        self,
-        system: str,
-        messages: list[Message],
-        legal: tuple[str, ...],
-        call_id: str,
-        schema: dict[str, Any] | None = None,
-    ) -> tuple[ChatReply, float, int, bool]: ...
 
 
 @dataclass(frozen=True)
@@ -124,7 +109,7 @@ def extract_code(reply: str) -> str | None:
 
 
 async def author_program(
-    author: Asker,
+    author: LLMPlayer,
     spec: GameSpec,
     game: str,
     folder: Path,

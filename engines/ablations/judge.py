@@ -28,9 +28,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engines.ablations.authoring import Asker, sha256_text
+from engines.ablations.authoring import sha256_text
 from engines.ablations.resampling import bootstrap
 from engines.agents.base import MoveFailed, PlayerStopped
+from engines.agents.llm import LLMPlayer
 
 RUBRICS = ("opponent_modelling", "private_information", "planning_depth")
 RUBRIC_AXES = {
@@ -132,7 +133,7 @@ def trace_text(move: Mapping[str, Any], game: str) -> str:
 
 
 async def judge_moves(
-    judge: Asker, moves: Sequence[Mapping[str, Any]], games: Mapping[str, str]
+    judge: LLMPlayer, moves: Sequence[Mapping[str, Any]], games: Mapping[str, str]
 ) -> list[Judgement]:
     """Judge every move with a trace (``raw_response`` or ``reasoning``); ``games`` maps
     match id to game."""

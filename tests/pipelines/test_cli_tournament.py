@@ -84,6 +84,14 @@ def test_bad_input_is_one_line_and_exit_2(
     assert message in err
 
 
+def _one_run_on_kuhn(roster: Path, out: Path) -> int:
+    """``genstrat tournament run`` of ``roster`` on Kuhn, one run, quietly; its exit code."""
+    return main(
+        ["tournament", "run", "--roster", str(roster), "--games", "kuhn", "--runs", "1",
+         "--out", str(out), "--quiet"]
+    )  # fmt: skip
+
+
 def test_a_stopped_player_exits_1_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -93,10 +101,7 @@ def test_a_stopped_player_exits_1_naming_it(
         BOTS + "  - {name: llm, kind: openai, model: m, base_url: 'http://127.0.0.1:9/v1',"
         " api_key_env: GENSTRAT_UNSET_KEY}\n"
     )
-    code = main(
-        ["tournament", "run", "--roster", str(roster), "--games", "kuhn", "--runs", "1",
-         "--out", str(tmp_path / "out"), "--quiet"]
-    )  # fmt: skip
+    code = _one_run_on_kuhn(roster, tmp_path / "out")
     captured = capsys.readouterr()
     assert code == 1
     assert (
@@ -119,10 +124,7 @@ def test_a_program_refused_on_a_game_exits_1_and_the_summary_names_it(
         + "  - {name: fine, kind: program, path: fine.py}\n"
         + "  - {name: broken, kind: program, path: broken.py}\n"
     )
-    code = main(
-        ["tournament", "run", "--roster", str(roster), "--games", "kuhn", "--runs", "1",
-         "--out", str(tmp_path / "out"), "--quiet"]
-    )  # fmt: skip
+    code = _one_run_on_kuhn(roster, tmp_path / "out")
     captured = capsys.readouterr()
     assert code == 1
     assert "6/12 matches recorded (6 complete)" in captured.out
