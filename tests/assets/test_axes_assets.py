@@ -123,7 +123,7 @@ def test_the_stage_materializes_on_the_demo_profile(project_env: ProjectEnv) -> 
     chosen = pd.read_parquet(project_env.data / "benchmark_games.parquet")
     assert list(screening["seed"]) == list(POOL_SEEDS)
     assert screening[list(SCREENING_AXES)].notna().all().all()
-    assert len(chosen) == 6  # the demo profile's benchmark size
+    assert len(chosen) == 8  # the demo profile's benchmark size
     selection = first.asset_materializations_for_node("benchmark_games")[0].metadata
     assert "image/png;base64" in selection["selection"].value
 

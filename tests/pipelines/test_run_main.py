@@ -40,6 +40,9 @@ def test_run_main_materializes_the_demo_graph_and_publishes_a_release(
     assert set(pairs["game"].astype(str)) == set(chosen["game"].astype(str))
     board = pd.read_parquet(project_env.data / "leaderboards.parquet")
     assert len(board) == 4 and "chips/game" in completed.stdout
+    # eight games, enough for the capability profiles (slopes of 4 models on the axes)
+    profiles = pd.read_parquet(project_env.data / "capability_profiles.parquet")
+    assert len(chosen) == 8 and set(profiles["model"]) == set(board["model"])
     release = pd.read_parquet(project_env.data / "release_bundle.parquet")
     release_id = release["release_id"].iloc[0]
     assert f"release {release_id} published" in completed.stdout
