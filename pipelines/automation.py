@@ -20,7 +20,7 @@ from pathlib import Path
 import dagster as dg
 
 from assets.roster import DEMO_ROSTER
-from engines.agents.roster import load_roster
+from engines.agents.roster import load_roster, roster_json
 from pipelines.jobs import main_job
 
 ROSTER_ENV_VAR = "GENSTRAT_ROSTER"
@@ -50,11 +50,12 @@ def roster_path() -> Path:
 def roster_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
     path = roster_path()
     try:
-        text = path.read_text(encoding="utf-8")
         roster = load_roster(path)
     except (OSError, ValueError) as exc:
         return dg.SkipReason(f"roster {path} unreadable: {exc}")
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    # the validated roster, canonical: it carries each program player's code SHA-256, so an
+    # edited program triggers a run too (and a comment or whitespace edit does not)
+    digest = hashlib.sha256(roster_json(roster).encode("utf-8")).hexdigest()
     previous = json.loads(context.cursor) if context.cursor else {"hash": None, "players": []}
     if previous["hash"] == digest:
         return dg.SkipReason(f"roster {path} unchanged")

@@ -57,3 +57,24 @@ def test_roster_sensor_skips_a_broken_roster(
     result = roster_sensor(dg.build_sensor_context(cursor=None))
     assert isinstance(result, dg.SkipReason)
     assert "unreadable" in (result.skip_message or "")
+
+
+def test_roster_sensor_runs_again_when_a_program_player_is_edited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = tmp_path / "fixed.py"
+    program.write_text("def act(observation, legal_actions, rng):\n    return legal_actions[0]\n")
+    path = tmp_path / "roster.yaml"
+    path.write_text(ROSTER + "  - {name: fixed, kind: program, path: fixed.py}\n")
+    monkeypatch.setenv("GENSTRAT_ROSTER", str(path))
+    first = roster_sensor(dg.build_sensor_context(cursor=None))
+    assert isinstance(first, dg.SensorResult)
+
+    path.write_text(path.read_text() + "# a comment changes nothing that plays\n")
+    assert isinstance(roster_sensor(dg.build_sensor_context(cursor=first.cursor)), dg.SkipReason)
+
+    program.write_text("def act(observation, legal_actions, rng):\n    return legal_actions[-1]\n")
+    edited = roster_sensor(dg.build_sensor_context(cursor=first.cursor))
+    assert isinstance(edited, dg.SensorResult)
+    (request,) = edited.run_requests or []
+    assert request.tags["genstrat/new_players"] == ""  # same players, new code
