@@ -113,12 +113,14 @@ SUITES: dict[str, tuple[Expectation, ...]] = {
     ),
     "roster": (
         ("ExpectTableRowCountToBeBetween", {"min_value": 2}),
-        *_exist("name", "kind", "block", "rethinks", "fingerprint", "api_key_env"),
+        *_exist("name", "kind", "block", "rethinks", "fingerprint", "api_key_env", "code_sha256"),
         *_not_null("name", "kind", "block", "fingerprint"),
         ("ExpectColumnValuesToBeUnique", {"column": "name"}),
         _at_least("rethinks", 0),
         # The roster records the NAME of a key's environment variable, never a key.
         ("ExpectColumnValuesToMatchRegex", {"column": "api_key_env", "regex": ENV_NAME_REGEX}),
+        # A program player's code hash (empty for other kinds) is what its fingerprint covers.
+        ("ExpectColumnValuesToMatchRegex", {"column": "code_sha256", "regex": SHA256_REGEX}),
     ),
     "match_corpus": MATCH_SUITE,
     "complete_pairs": (

@@ -3,8 +3,12 @@ name. One module, so the seconds of great_expectations' import are paid once."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
+from assets.roster import roster_table
+from engines.agents.roster import parse_roster
 from quality.expectations import SUITES, expectations_gate
 from tests.quality.support import sound_matches
 from tests.releases.support import reference_table
@@ -56,3 +60,31 @@ def test_a_missing_column_and_a_reversed_interval_are_caught() -> None:
     failed = " | ".join(result.figures["failed"])
     assert "ExpectColumnToExist(matches)" in failed
     assert "ExpectColumnPairValuesAToBeGreaterThanB(ci_high, ci_low)" in failed
+
+
+def _roster_with_a_program(folder: Path) -> pd.DataFrame:
+    program = folder / "first.py"
+    program.write_text("def act(observation, legal_actions, rng):\n    return legal_actions[0]\n")
+    return roster_table(
+        parse_roster(
+            {
+                "players": [
+                    {"name": "random", "kind": "builtin", "agent": "random"},
+                    {"name": "first", "kind": "program", "path": str(program)},
+                ]
+            }
+        )
+    )
+
+
+def test_a_roster_with_a_program_player_meets_its_suite(tmp_path: Path) -> None:
+    result = expectations_gate(_roster_with_a_program(tmp_path), SUITES["roster"], "roster")
+    assert result.passed, result.message
+
+
+def test_a_program_player_without_a_code_hash_is_caught(tmp_path: Path) -> None:
+    roster = _roster_with_a_program(tmp_path)
+    roster.loc[roster["name"] == "first", "code_sha256"] = "not-a-hash"
+    result = expectations_gate(roster, SUITES["roster"], "roster")
+    assert not result.passed
+    assert "ExpectColumnValuesToMatchRegex(code_sha256)" in " | ".join(result.figures["failed"])
