@@ -22,7 +22,8 @@ import pandas as pd
 from pydantic import Field
 
 from assets.metadata import image_metadata, markdown_table
-from assets.resources import ProjectPaths
+from assets.profiles import Profile, get_profile
+from assets.resources import ProjectPaths, RunProfile
 from assets.roster import roster_from_table
 from engines.ablations.run import AblationSettings, ablation_plot, leaderboard_alpha, run_ablations
 from engines.agents.roster import BuiltinEntry
@@ -36,8 +37,14 @@ class AblationsConfig(dg.Config):
     """Sizes of the ablations (demo sizes by default: about a minute with built-ins)."""
 
     games: list[str] = Field(default=["kuhn", "leduc"], description="games (solvable: efficiency)")
+    benchmark_games: int | None = Field(
+        default=None,
+        description="add this many benchmark games, in selection order (default: the profile's)",
+    )
     runs: int = Field(default=4, description="runs (two seat-swapped deals) per player/program")
-    bootstrap: int = Field(default=200, description="bootstrap replicates over deals")
+    bootstrap: int | None = Field(
+        default=None, description="bootstrap replicates over deals (default: the profile's B)"
+    )
     seed: int = Field(default=0, description="seed of every random draw")
     local_model: bool = Field(default=True, description=f"use ${LOCAL_LLM_ENV} when it is set")
     llm_runs: int = Field(default=1, description="runs per program for LLM players")
@@ -45,8 +52,34 @@ class AblationsConfig(dg.Config):
     judge_max: int = Field(default=24, description="move traces the judge scores at most")
 
 
-def settings_for(config: AblationsConfig, roster: pd.DataFrame) -> AblationSettings:
-    """The engine's settings: built-ins from the roster, the local model when configured."""
+def ablation_games(
+    config: AblationsConfig, profile: Profile, benchmark: pd.DataFrame | None
+) -> list[str]:
+    """The configured games, then the first benchmark games in selection order (as many as the
+    config asks, else the profile's ``ablation_games``; repeats left out)."""
+    wanted = config.benchmark_games
+    if wanted is None:
+        wanted = profile.ablation_games
+    if wanted < 0:
+        raise ValueError(f"benchmark_games must be non-negative, got {wanted}")
+    extra: list[str] = []
+    if wanted and benchmark is not None and not benchmark.empty:
+        ordered = benchmark.sort_values("order") if "order" in benchmark else benchmark
+        extra = [str(g) for g in ordered["game"]][:wanted]
+    return list(dict.fromkeys([*config.games, *extra]))
+
+
+def settings_for(
+    config: AblationsConfig,
+    roster: pd.DataFrame,
+    profile: Profile | None = None,
+    benchmark: pd.DataFrame | None = None,
+) -> AblationSettings:
+    """The engine's settings: built-ins from the roster, the local model when configured, the
+    games and bootstrap size from the config, else the profile."""
+    profile = profile or get_profile("demo")
+    games = ablation_games(config, profile, benchmark)
+    bootstrap = config.bootstrap if config.bootstrap is not None else profile.bootstrap_resamples
     builtins = tuple(
         e.model_dump(mode="json", exclude_defaults=True) | {"kind": "builtin", "name": e.name}
         for e in roster_from_table(roster).players
@@ -73,24 +106,30 @@ def settings_for(config: AblationsConfig, roster: pd.DataFrame) -> AblationSetti
             "judge_max": config.judge_max,
         }  # fmt: skip
     return AblationSettings(
-        games=tuple(config.games), runs=config.runs, builtin_players=builtins,
-        bootstrap=config.bootstrap, seed=config.seed, **llm,  # type: ignore[arg-type]
+        games=tuple(games), runs=config.runs, builtin_players=builtins,
+        bootstrap=bootstrap, seed=config.seed, **llm,  # type: ignore[arg-type]
     )  # fmt: skip
 
 
 def build_ablations(
-    config: AblationsConfig, roster: pd.DataFrame, complete_pairs: pd.DataFrame, folder: str
+    config: AblationsConfig,
+    roster: pd.DataFrame,
+    complete_pairs: pd.DataFrame,
+    folder: str,
+    profile: Profile | None = None,
+    benchmark: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, dict[str, object]]:
     """The asset's value and metadata, as a plain function."""
     from pathlib import Path
 
+    settings = settings_for(config, roster, profile, benchmark)
     alpha: dict[str, float] = {}
     if not complete_pairs.empty:
         board = overall_leaderboard(
-            complete_pairs, np.random.default_rng(config.seed), n_boot=config.bootstrap
+            complete_pairs, np.random.default_rng(config.seed), n_boot=settings.bootstrap
         )
         alpha = leaderboard_alpha(board)
-    result = run_ablations(settings_for(config, roster), alpha, Path(folder))
+    result = run_ablations(settings, alpha, Path(folder))
     summary = result.summary()
     judged = result.judgements.drop(columns=["raw_reply"], errors="ignore")
     authoring = result.authoring.drop(columns=["raw_reply", "path"], errors="ignore")
@@ -104,6 +143,7 @@ def build_ablations(
         "judgements": dg.MetadataValue.md(markdown_table(judged.head(50))),
         "authoring_attempts": dg.MetadataValue.md(markdown_table(authoring)),
         "program_admissions": dg.MetadataValue.md(markdown_table(result.programs)),
+        "games": ", ".join(settings.games),
         "matches": len(result.matches),
         "notes": "; ".join(result.notes) or "none",
         "plot": image_metadata(ablation_plot(result), "ablations"),
@@ -121,10 +161,17 @@ def build_ablations(
     ),
 )
 def ablations(
-    config: AblationsConfig, paths: ProjectPaths, roster: pd.DataFrame, complete_pairs: pd.DataFrame
+    config: AblationsConfig,
+    paths: ProjectPaths,
+    profile: RunProfile,
+    roster: pd.DataFrame,
+    complete_pairs: pd.DataFrame,
+    benchmark_games: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     folder = paths.data_path() / "ablations"
-    table, metadata = build_ablations(config, roster, complete_pairs, str(folder))
+    table, metadata = build_ablations(
+        config, roster, complete_pairs, str(folder), profile.get(), benchmark_games
+    )
     return dg.Output(table, metadata=metadata)  # type: ignore[arg-type]
 
 

@@ -43,6 +43,9 @@ class Profile(BaseModel):
     builtin_roster_only: bool = Field(description="play only the built-in bots (no API keys)")
     runs_per_matchup: int = Field(gt=0, description="paired deals per (model pair, game)")
     bootstrap_resamples: int = Field(gt=0, description="B for leaderboard and profile CIs")
+    ablation_games: int = Field(
+        ge=0, description="benchmark games the ablations add to Kuhn and Leduc (selection order)"
+    )
 
 
 PROFILES: dict[str, Profile] = {
@@ -58,6 +61,7 @@ PROFILES: dict[str, Profile] = {
         builtin_roster_only=True,
         runs_per_matchup=4,
         bootstrap_resamples=200,
+        ablation_games=0,
     ),
     "paper": Profile(
         name="paper",
@@ -71,6 +75,7 @@ PROFILES: dict[str, Profile] = {
         builtin_roster_only=False,
         runs_per_matchup=20,
         bootstrap_resamples=2_000,
+        ablation_games=20,
     ),
 }
 

@@ -51,7 +51,8 @@ from engines.agents.program import ProgramPlayer
 from engines.agents.reading import reading
 from engines.agents.roster import ApiEntry, BuiltinEntry, parse_roster
 from engines.agents.sandbox import Program, admit
-from engines.solve.best_response import respond, uniform_policy
+from engines.gbg.spec import GameSpec
+from engines.solve.best_response import respond, respond_both, uniform_policy
 from engines.solve.value import game_value
 from engines.tournament.runner import build_lineup
 from engines.tournament.schedule import Game, resolve_games
@@ -165,10 +166,9 @@ def solvable(
     rows: list[dict[str, Any]] = []
     for program_seat, table in tables.items():
         seat = 1 - program_seat
-        top = respond(spec, seat, table_policy(table), best=True)
-        bottom = respond(spec, seat, table_policy(table), best=False)
+        top, bottom = respond_both(spec, seat, table_policy(table))
         best[seat] = top.choices
-        hidden[seat] = respond(spec, seat, uniform_policy, best=True).choices
+        hidden[seat] = uniform_response(spec, seat)
         values.append((top.value, bottom.value))
         value = game_value(spec)
         rows.append({"game": game.token, "program": opponent.spec.name,
@@ -182,6 +182,18 @@ def solvable(
         sum(v[1] for v in values) / 2,
     )
     return rows
+
+
+_UNIFORM_RESPONSES: dict[tuple[str, int], dict[str, str]] = {}
+
+
+def uniform_response(spec: GameSpec, seat: int) -> dict[str, str]:
+    """The best response of ``seat`` to a uniform opponent (what ``best-response`` plays when
+    the program is hidden), once per game and seat whatever the program."""
+    key = (spec.spec_hash, seat)
+    if key not in _UNIFORM_RESPONSES:
+        _UNIFORM_RESPONSES[key] = respond(spec, seat, uniform_policy, best=True).choices
+    return _UNIFORM_RESPONSES[key]
 
 
 def run_ablations(

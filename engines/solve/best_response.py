@@ -118,6 +118,17 @@ def _value(node: _Node, seat: int, choices: dict[str, str], memo: dict[int, floa
 def respond(spec: GameSpec, seat: int, opponent: Policy, best: bool = True) -> Response:
     """The exact best (or worst) response of ``seat`` to ``opponent`` (see the module steps)."""
     root, own = _expand(spec, seat, opponent)
+    return _respond(root, own, seat, best)
+
+
+def respond_both(spec: GameSpec, seat: int, opponent: Policy) -> tuple[Response, Response]:
+    """The best and the worst response of ``seat`` to ``opponent`` from one expansion of the
+    tree (the expensive step), as ``respond`` would give them one at a time."""
+    root, own = _expand(spec, seat, opponent)
+    return _respond(root, own, seat, True), _respond(root, own, seat, False)
+
+
+def _respond(root: _Node, own: list[_Node], seat: int, best: bool) -> Response:
     infosets: dict[str, list[_Node]] = {}
     for node in own:
         infosets.setdefault(node.info, []).append(node)

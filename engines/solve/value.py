@@ -10,17 +10,18 @@ the tree: Kuhn takes milliseconds, Leduc a few seconds.
 
 from __future__ import annotations
 
-import functools
-
 from engines.gbg.spec import GameSpec
 
+_SOLVED: dict[str, float] = {}  # spec hash -> value (a spec is not hashable itself)
 
-@functools.lru_cache(maxsize=32)
+
 def game_value(spec: GameSpec) -> float:
     """The equilibrium value of ``spec`` for the first seat, in chips per deal."""
     from open_spiel.python.algorithms import sequence_form_lp
 
     from engines.solve.openspiel_bridge import as_pyspiel_game
 
-    value, _, _, _ = sequence_form_lp.solve_zero_sum_game(as_pyspiel_game(spec))
-    return float(value)
+    if spec.spec_hash not in _SOLVED:
+        value, _, _, _ = sequence_form_lp.solve_zero_sum_game(as_pyspiel_game(spec))
+        _SOLVED[spec.spec_hash] = float(value)
+    return _SOLVED[spec.spec_hash]

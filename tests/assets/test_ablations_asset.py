@@ -8,8 +8,16 @@ import dagster as dg
 import pandas as pd
 import pytest
 
-from assets.ablations import LOCAL_LLM_ENV, AblationsConfig, ablations, build_ablations
-from assets.resources import ProjectPaths
+from assets.ablations import (
+    LOCAL_LLM_ENV,
+    AblationsConfig,
+    ablation_games,
+    ablations,
+    build_ablations,
+    settings_for,
+)
+from assets.profiles import get_profile
+from assets.resources import ProjectPaths, RunProfile
 from assets.roster import roster_table
 from engines.agents.roster import parse_roster
 from engines.agents.scripted_server import ScriptedServer
@@ -50,10 +58,14 @@ def test_ablations_materialize_with_a_scripted_local_model(tmp_path: Path) -> No
     def pairs_stub() -> pd.DataFrame:
         return PAIRS
 
+    @dg.asset(name="benchmark_games")
+    def benchmark_stub() -> pd.DataFrame:
+        return pd.DataFrame({"order": [0], "game": ["kuhn"]})
+
     with ScriptedServer(script) as server:
         result = dg.materialize(
-            [roster_stub, pairs_stub, ablations],
-            resources={"paths": ProjectPaths(data_dir=str(tmp_path))},
+            [roster_stub, pairs_stub, benchmark_stub, ablations],
+            resources={"paths": ProjectPaths(data_dir=str(tmp_path)), "profile": RunProfile()},
             run_config={
                 "ops": {
                     "ablations": {
@@ -104,3 +116,19 @@ def test_every_ablation_lands_in_the_asset_with_the_local_model(tmp_path: Path) 
     authoring = table[table["ablation"] == "authoring"]
     assert int(authoring["n"].iloc[0]) in (1, 2)  # one attempt, or one plus the repair turn
     assert "| smollm2-judge |" in str(metadata["judgements"])
+
+
+def test_the_paper_profile_adds_the_first_benchmark_games_and_its_bootstrap() -> None:
+    benchmark = pd.DataFrame({"order": [2, 0, 1], "game": ["17", "kuhn", "4"]})
+    paper, demo = get_profile("paper"), get_profile("demo")
+    config = AblationsConfig(local_model=False)
+    assert ablation_games(config, demo, benchmark) == ["kuhn", "leduc"]
+    # selection order, Kuhn not repeated, at most the profile's 20
+    assert ablation_games(config, paper, benchmark) == ["kuhn", "leduc", "4", "17"]
+    two = AblationsConfig(benchmark_games=1, local_model=False)
+    assert ablation_games(two, demo, benchmark) == ["kuhn", "leduc"]  # first is kuhn, a repeat
+    settings = settings_for(config, ROSTER, paper, benchmark)
+    assert settings.bootstrap == paper.bootstrap_resamples == 2000
+    assert settings_for(AblationsConfig(bootstrap=50, local_model=False), ROSTER).bootstrap == 50
+    with pytest.raises(ValueError, match="non-negative"):
+        ablation_games(AblationsConfig(benchmark_games=-1), demo, benchmark)

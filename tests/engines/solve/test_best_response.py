@@ -17,6 +17,7 @@ from engines.solve.best_response import (
     efficiency,
     policy_value,
     respond,
+    respond_both,
     response_policy,
     uniform_policy,
 )
@@ -137,3 +138,31 @@ def test_game_values_are_the_known_ones() -> None:
     # sequence_form_lp_test, leduc_poker)
     assert game_value(presets.kuhn()) == pytest.approx(-1 / 18, abs=1e-6)
     assert game_value(presets.leduc()) == pytest.approx(-0.085606424078, abs=1e-6)
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+def test_both_responses_from_one_expansion_equal_the_single_ones(name: str) -> None:
+    spec = presets.PRESETS[name]()
+    for seat in (0, 1):
+        best, worst = respond_both(spec, seat, program)
+        assert best == respond(spec, seat, program, best=True)
+        assert worst == respond(spec, seat, program, best=False)
+
+
+def test_the_game_value_of_a_generated_game_is_cached_by_its_spec_hash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a generated spec is not hashable (it carries its generation record): regression for a
+    # cache keyed by the spec itself; seed 0's LP takes a few seconds
+    from open_spiel.python.algorithms import sequence_form_lp
+
+    from engines.gbg.catalog import resolve_game
+
+    first = game_value(resolve_game("0"))
+    assert abs(first) < 1.0  # a small generated game: a fraction of a chip per deal
+
+    def solved_already(game: Any) -> None:
+        raise AssertionError("the LP ran again")
+
+    monkeypatch.setattr(sequence_form_lp, "solve_zero_sum_game", solved_already)
+    assert game_value(resolve_game("0")) == first  # from the cache, by spec hash
