@@ -164,13 +164,13 @@ def solvable(
     hidden: dict[int, dict[str, str]] = {}
     values: list[tuple[float, float]] = []
     rows: list[dict[str, Any]] = []
+    value = game_value(spec)
     for program_seat, table in tables.items():
         seat = 1 - program_seat
         top, bottom = respond_both(spec, seat, table_policy(table))
         best[seat] = top.choices
         hidden[seat] = uniform_response(spec, seat)
         values.append((top.value, bottom.value))
-        value = game_value(spec)
         rows.append({"game": game.token, "program": opponent.spec.name,
                      "seat": ("alice", "bob")[seat], "best_response": top.value,
                      "worst_response": bottom.value,
@@ -184,6 +184,7 @@ def solvable(
     return rows
 
 
+SOLVING_COLUMNS = ("game", "program", "seat", "best_response", "worst_response", "game_value")
 _UNIFORM_RESPONSES: dict[tuple[str, int], dict[str, str]] = {}
 
 
@@ -374,7 +375,8 @@ async def _run(
     return AblationResult(
         matches=matches, moves=pd.DataFrame(moves), runs=runs_table, authoring=attempts_table,
         programs=pd.DataFrame(program_rows), lambdas=lambdas, disclosure=effect,
-        efficiency=efficiency, solving=pd.DataFrame(solving), thinking=thinking, judgements=judged,
+        efficiency=efficiency, solving=pd.DataFrame(solving, columns=list(SOLVING_COLUMNS)),
+        thinking=thinking, judgements=judged,
         association=assoc if not assoc.empty else association(pd.DataFrame(), {}, 1, rng),
         notes=notes,
     )  # fmt: skip

@@ -22,6 +22,7 @@ from engines.agents.roster import load_roster
 from engines.gbg import ENGINE_VERSION
 from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig
 from engines.gbg.pool import screen
+from engines.stats.profiles import PROFILE_COLUMNS
 from pipelines.io_managers import ParquetIOManager, write_parquet_atomically
 from releases.store import list_releases, verify
 from tests.releases.support import snapshot
@@ -77,19 +78,6 @@ def pairs_table(games: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# The columns of capability_profiles (empty when a benchmark has too few games for profiles).
-PROFILE_COLUMNS = [
-    "model",
-    "term",
-    "coef",
-    "ci_low",
-    "ci_high",
-    "p_value",
-    "q_value",
-    "significant",
-]
-
-
 @pytest.fixture(scope="module")
 def upstream() -> dict[str, pd.DataFrame]:
     """The release's inputs, built once for the module."""
@@ -117,7 +105,7 @@ def upstream() -> dict[str, pd.DataFrame]:
         "complete_pairs": pairs,
         "leaderboards": board,
         # Too few games for profiles (the asset then returns an empty table with its columns).
-        "capability_profiles": pd.DataFrame(columns=PROFILE_COLUMNS),
+        "capability_profiles": pd.DataFrame(columns=list(PROFILE_COLUMNS)),
     }
 
 
