@@ -155,7 +155,7 @@ class ProgramLimits(_Strict):
         default=Limits.cpu_seconds,
         ge=1,
         le=86400,
-        description="CPU time of one program process (restarted after a crash or timeout)",
+        description="CPU time of one program process (replaced once it has used half)",
     )
 
 
@@ -203,11 +203,7 @@ class ProgramEntry(_PlayerBase):
         return digest
 
     def sandbox_limits(self) -> Limits:
-        return Limits(
-            cpu_seconds=self.limits.cpu_seconds,
-            memory_mb=self.limits.memory_mb,
-            move_seconds=self.limits.move_seconds,
-        )
+        return Limits(**self.limits.model_dump())
 
     def behaviour(self) -> dict[str, Any]:
         return {
