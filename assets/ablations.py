@@ -1,6 +1,6 @@
 """Stage: ``ablations``, the paper's ablations and trace analysis (Section 8, Appendix I).
 
-Thin: ``engines.ablations.run.run_ablations`` does the work.  Players: the roster's built-in
+Thin: ``arena.ablations.runner.run_ablations`` does the work.  Players: the roster's built-in
 players, the built-in ``search`` family at two depths (thinking budget) and an exact
 ``best-response`` built-in; when ``GENSTRAT_LOCAL_LLM_URL`` names a local OpenAI-compatible
 server (the tests' SmolLM2) and the config allows it, the local model joins as a family at two
@@ -21,12 +21,12 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
+from arena.ablations.runner import AblationSettings, ablation_plot, leaderboard_alpha, run_ablations
+from arena.roster import BuiltinEntry
 from assets.metadata import image_metadata, markdown_table
-from assets.profiles import Profile, get_profile
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import roster_from_table
-from engines.ablations.run import AblationSettings, ablation_plot, leaderboard_alpha, run_ablations
-from engines.agents.roster import BuiltinEntry
+from assets.run_profiles import Profile, get_profile
 from engines.stats.leaderboard import overall_leaderboard
 
 GROUP_NAME = "statistics"

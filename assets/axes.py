@@ -14,7 +14,7 @@
 Partitions come from ``assets.partitions.BENCHMARK_GAMES`` (shared with ``match_corpus``); a
 partition key is a game token (a generator seed or a preset name).  ``axis_scores`` takes the
 game's spec from ``benchmark_games`` when the token is selected there, and otherwise resolves
-the token as every command does (``engines.gbg.catalog.resolve_game``).  If
+the token as every command does (``arena.games.resolve_game``).  If
 ``BENCHMARK_GAMES`` is a dynamic partitions definition, ``benchmark_games`` registers the
 selected games as its keys (and removes keys no longer selected).
 """
@@ -26,6 +26,7 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
+from arena.games import resolve_game
 from assets.metadata import image_metadata, markdown_table
 from assets.partitions import BENCHMARK_GAMES
 from assets.resources import RunProfile
@@ -36,7 +37,6 @@ from engines.axes.plots import benchmark_plot, selection_plot
 from engines.axes.screening import SCREENING_AXES, screen_games
 from engines.axes.selection import farthest_point, normalise
 from engines.gbg import ENGINE_VERSION, GameSpec
-from engines.gbg.catalog import resolve_game
 
 GROUP_NAME = "axes"
 CODE_VERSION = f"engine-{ENGINE_VERSION}-axes-{AXES_VERSION}"

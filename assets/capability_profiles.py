@@ -18,8 +18,8 @@ import pandas as pd
 from assets.leaderboards import GROUP_NAME, StatsConfig, numbers
 from assets.metadata import image_metadata, markdown_table
 from engines.stats.analysis import Analysis, analyse
+from engines.stats.capability import PROFILE_COLUMNS
 from engines.stats.composite import AXES
-from engines.stats.profiles import PROFILE_COLUMNS
 
 COLUMNS: tuple[dg.TableColumn, ...] = (
     dg.TableColumn("model", "string", description="model"),

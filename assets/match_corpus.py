@@ -1,6 +1,6 @@
 """Stage: ``match_corpus`` and ``match_moves``, the tournament on one benchmark game per partition.
 
-Thin: ``engines.tournament.runner.run_tournament`` plays the roster's schedule on the
+Thin: ``arena.tournament.runner.run_tournament`` plays the roster's schedule on the
 partition's game into ``<data>/tournament/<game>/`` (its journal makes a re-materialization
 after a crash resume where it stopped, and its response cache means no model is asked twice);
 the asset returns the two tables, one row per match (DESIGN match schema) and one row per move
@@ -20,13 +20,14 @@ import dagster as dg
 import pandas as pd
 from pydantic import Field
 
+from arena.games import resolve_games
+from arena.tournament.journal import MATCHES, MOVES
+from arena.tournament.runner import Progress, run_tournament
 from assets.partitions import BENCHMARK_GAMES
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import GROUP_NAME, roster_from_table
-from engines.tournament.corpus import MATCH_SCHEMA, MATCHES, MOVE_SCHEMA, MOVES
 from engines.tournament.pairs import duplicate_id_problems, spec_hash_problems, zero_sum_problems
-from engines.tournament.runner import Progress, run_tournament
-from engines.tournament.schedule import resolve_games
+from engines.tournament.records import MATCH_SCHEMA, MOVE_SCHEMA
 
 CHECK_NAMES = ("zero_sum", "spec_hash_matches_game", "unique_match_ids")
 

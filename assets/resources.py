@@ -12,7 +12,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
-from assets.profiles import PROFILE_ENV_VAR, Profile, get_profile
+from assets.run_profiles import PROFILE_ENV_VAR, Profile, get_profile
 
 DATA_ENV_VAR = "GENSTRAT_DATA"
 DEFAULT_DATA_DIR = "data"
@@ -38,7 +38,7 @@ class ProjectPaths(dg.ConfigurableResource):
 
 
 class RunProfile(dg.ConfigurableResource):
-    """The run profile (``demo`` or ``paper``, see ``assets/profiles.py``).
+    """The run profile (``demo`` or ``paper``, see ``assets/run_profiles.py``).
 
     ``name`` left unset means ``$GENSTRAT_PROFILE``, else ``demo``.
     """

@@ -19,9 +19,7 @@ import dagster as dg
 import pandas as pd
 from pydantic import Field
 
-from assets.metadata import markdown_table
-from assets.resources import RunProfile
-from engines.agents.roster import (
+from arena.roster import (
     ApiEntry,
     BuiltinEntry,
     ProgramEntry,
@@ -29,6 +27,8 @@ from engines.agents.roster import (
     load_roster,
     roster_json,
 )
+from assets.metadata import markdown_table
+from assets.resources import RunProfile
 
 GROUP_NAME = "tournament"
 DEMO_ROSTER = Path(__file__).with_name("rosters") / "demo.yaml"
@@ -122,7 +122,7 @@ def roster_table(roster: Roster) -> pd.DataFrame:
 
 def roster_from_table(table: pd.DataFrame) -> Roster:
     """The ``Roster`` a ``roster`` table was made from."""
-    from engines.agents.roster import parse_roster
+    from arena.roster import parse_roster
 
     if table.empty:
         raise ValueError("the roster table is empty")

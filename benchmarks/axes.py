@@ -38,7 +38,7 @@ from engines.axes.compute import compute_with_rerun
 from engines.axes.diagnostics import AXES, benchmark_diagnostics
 from engines.axes.screening import SCREENING_AXES, screen_games
 from engines.axes.selection import farthest_point, normalise
-from engines.gbg.pool import run_pool
+from engines.gbg.seed_pool import run_pool
 from engines.gbg.spec import GameSpec
 
 SELECTED = 50

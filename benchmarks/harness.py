@@ -34,11 +34,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from arena.games import resolve_games
+from arena.roster import parse_roster
+from arena.tournament.runner import Progress, run_tournament, seat_rng, tournament_schedule
 from engines.agents.builtin import builtin_agent
-from engines.agents.roster import parse_roster
 from engines.gbg.engine import new_deal
-from engines.tournament.runner import Progress, run_tournament, seat_rng, tournament_schedule
-from engines.tournament.schedule import resolve_games
 
 DELAY_S = 0.2
 CONCURRENCY = 64
@@ -46,7 +46,7 @@ CONCURRENCY = 64
 
 def start_server(delay_ms: float) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "engines.agents.scripted_server", "--delay-ms", str(delay_ms)],
+        [sys.executable, "-m", "tests.doubles.scripted_server", "--delay-ms", str(delay_ms)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

@@ -14,7 +14,7 @@ import argparse
 import json
 import time
 
-from engines.gbg.pool import run_pool
+from engines.gbg.seed_pool import run_pool
 
 
 def main() -> None:

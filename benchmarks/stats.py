@@ -31,13 +31,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engines.stats.analysis import AnalysisConfig, analyse
+from engines.stats.capability import profile_slopes
 from engines.stats.composite import zscore_axes
 from engines.stats.leaderboard import RunSample, fit_leaderboard
 from engines.stats.pairwise import pairwise_margins
 from engines.stats.pergame import per_game_alpha
-from engines.stats.profiles import profile_slopes
+from engines.stats.planted import SimulationConfig, noise_free, simulate_corpus
 from engines.stats.runs import run_table
-from engines.stats.simulate import SimulationConfig, noise_free, simulate_corpus
 
 TARGET_SECONDS = 30.0
 

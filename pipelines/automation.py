@@ -19,8 +19,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from arena.roster import load_roster, roster_json
 from assets.roster import DEMO_ROSTER
-from engines.agents.roster import load_roster, roster_json
 from pipelines.jobs import main_job
 
 ROSTER_ENV_VAR = "GENSTRAT_ROSTER"

@@ -21,7 +21,7 @@ from typing import Any
 import dagster as dg
 import pandas as pd
 
-from assets.profiles import Profile, get_profile
+from assets.run_profiles import Profile, get_profile
 from pipelines.jobs import MAIN_JOB_NAME
 
 # Console loggers print only what would stop the run; everything is in the instance's event log.

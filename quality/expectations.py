@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from engines.match_status import DECIDED_STATUSES, MATCH_STATUSES
+from engines.tournament.records import DECIDED_STATUSES, MATCH_STATUSES
 from quality.gates import GateResult
 
 Expectation = tuple[str, dict[str, Any]]

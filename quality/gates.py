@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 
 from engines.gbg import GameSpec, consistency_errors, rulebook
-from engines.match_status import DECIDED_STATUSES
 from engines.tournament.pairs import PAPER_WORST_FALLBACK_RATE
+from engines.tournament.records import DECIDED_STATUSES
 from engines.tournament.schedule import preset_game_seed
 
 # The bound on parse fallbacks: three times the worst model of the GENSTRAT paper (0.33% of

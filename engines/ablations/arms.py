@@ -10,7 +10,7 @@
   same deal (game, program, play seed), overall and per player.
 - ``efficiency_table``: on games small enough to solve, the player's mean chips per seat against
   the program placed between the exact worst (0) and best (1) response values against the
-  program's estimated policy (``engines.ablations.opponents.estimate_policy``), averaged over the
+  program's estimated policy (``arena.ablations.opponents.estimate_policy``), averaged over the
   two seats.  The player's value is its observed mean over the played deals (sampling error lets
   it fall outside [0, 1]); the anchors are exact.
 
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from engines.ablations.resampling import Estimate, bootstrap, weighted_mean
-from engines.match_status import DECIDED_STATUSES
+from engines.tournament.records import DECIDED_STATUSES
 
 DEAL = ("game", "program", "run_index")
 

@@ -1,7 +1,7 @@
 """The thinking budget (paper, Section 8): sibling variants of a family on identical deals.
 
 The variants of a family (roster ``family``/``variant``; for built-ins, e.g. ``search`` at two
-depths) play the same program opponents on the same deals (``engines.ablations.play``).
+depths) play the same program opponents on the same deals (``arena.ablations.matches``).
 Within each sibling pair (the two variants on the same deal and opponent) the difference in
 chip margin is attributed to the budget.  A family's ``low`` and ``high`` variants are named
 ``low``/``high`` when they are so called, else the first and last variant in name order.

@@ -6,7 +6,7 @@ Two shapes, one for each kind of player (paper, Section 5):
   the built-in bots are agents.
 - ``Player``: what the tournament harness drives (``await decide(state, seat, rng, call_id)``
   returning a ``Decision``: the action plus everything the corpus records about how it was
-  reached).  ``BuiltinPlayer`` adapts an ``Agent``; ``engines.agents.llm.LLMPlayer`` asks a
+  reached).  ``BuiltinPlayer`` adapts an ``Agent``; ``arena.llm.player.LLMPlayer`` asks a
   model over HTTP.
 
 Chance is explicit: an agent draws only from the generator it is handed, so a match is

@@ -119,7 +119,7 @@ def _lazy(module: str, class_name: str) -> Callable[..., Any]:
 
 BUILTIN_AGENTS: dict[str, Callable[..., Any]] = {
     "random": RandomAgent,
-    "population": _lazy("engines.agents.population", "PopulationAgent"),
+    "population": _lazy("engines.agents.dirichlet", "PopulationAgent"),
     "heuristic": HeuristicAgent,
     "search": _lazy("engines.agents.search", "SearchAgent"),
     "equilibrium": _lazy("engines.agents.equilibrium", "EquilibriumAgent"),

@@ -3,7 +3,7 @@
 Two named budgets exist for the five axes and two for the six screening axes: ``paper`` (the
 paper's numbers where it gives them, our choices where it does not, each marked below) and
 ``quick`` (small enough for the demo profile and the tests).  Profiles refer to a budget by
-name (``assets/profiles.py``); the numbers live only here.  ``AxisBudget.scaled`` gives the
+name (``assets/run_profiles.py``); the numbers live only here.  ``AxisBudget.scaled`` gives the
 budget of the rerun diagnostic (about two-thirds of the budget, Appendix C, "Estimation").
 """
 

@@ -4,7 +4,7 @@
 Dirichlet(1) mixture over A(I) per information state, drawn lazily the first time the state is
 met from a generator seeded by (strategy seed, information state): the mixture is a pure
 function of those two and of the menu, identical in every process whatever order states are
-visited in.  The mixture is ``engines.agents.population.DirichletStrategy``'s (A independent
+visited in.  The mixture is ``engines.agents.dirichlet.DirichletStrategy``'s (A independent
 Exp(1) draws from ``random.Random(derive_seed(seed, sha256(state)[:8]))``, normalised), so a
 strategy seed means the same strategy to the axes and to the tournament's population agent;
 the axes apply it to A(I), the reduced menu, where that agent uses the full menu (they differ
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engines.agents.population import DirichletStrategy
+from engines.agents.dirichlet import DirichletStrategy
 from engines.axes.budgets import AxisBudget
 from engines.axes.play import Policy, Stream, chip_lead, draw_chance, play_out, stream_length
 from engines.gbg.engine import State, new_deal
@@ -51,7 +51,7 @@ L0 = Uniform()
 
 class Dirichlet:
     """Population strategy ``seed``: a Dirichlet(1) mixture per information state, drawn by
-    ``engines.agents.population.DirichletStrategy`` and sampled with an injected uniform."""
+    ``engines.agents.dirichlet.DirichletStrategy`` and sampled with an injected uniform."""
 
     __slots__ = ("_strategy", "name", "seed")
 

@@ -10,7 +10,7 @@ win-indicator Bradley-Terry), ``ranks`` (Kendall, Spearman), ``robustness``, ``c
 
 from engines.stats.analysis import Analysis, AnalysisConfig, analyse
 from engines.stats.leaderboard import overall_leaderboard
-from engines.stats.simulate import SimulationConfig, simulate_corpus
+from engines.stats.planted import SimulationConfig, simulate_corpus
 
 __all__ = [
     "Analysis",

@@ -22,9 +22,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from engines.stats import capability as prof
 from engines.stats import composite as comp
 from engines.stats import plots
-from engines.stats import profiles as prof
 from engines.stats import robustness as rob
 from engines.stats.bootstrap import DEFAULT_BOOTSTRAP
 from engines.stats.leaderboard import Leaderboard, RunSample, fit_leaderboard

@@ -29,7 +29,7 @@ from engines.agents.base import (
 from engines.gbg.engine import ENGINE_VERSION, new_deal
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import SEATS
-from engines.tournament.corpus import Record
+from engines.tournament.records import Record
 from engines.tournament.schedule import ScheduledMatch
 
 SEAT_SALT = 0x5EA7

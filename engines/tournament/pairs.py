@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from engines.gbg.spec import SEATS
-from engines.match_status import DECIDED_STATUSES
+from engines.tournament.records import DECIDED_STATUSES
 
 RUN_KEY = ["game_seed", "run_id", "play_seed"]
 PAPER_WORST_FALLBACK_RATE = 0.0033

@@ -49,27 +49,6 @@ def preset_game_seed(spec: GameSpec) -> int:
     return -(1 + int(spec.spec_hash[:13], 16))
 
 
-def resolve_games(tokens: Sequence[str]) -> list[Game]:
-    """Games from seeds, preset names or spec files; ``ValueError`` for a bad or repeated one."""
-    from engines.gbg.catalog import resolve_game
-
-    games: list[Game] = []
-    seen: dict[str, str] = {}
-    for raw in tokens:
-        token = raw.strip()
-        if not token:
-            raise ValueError("empty game in the game list (check the commas)")
-        spec = resolve_game(token)
-        if spec.spec_hash in seen:
-            raise ValueError(f"game {token!r} is the same game as {seen[spec.spec_hash]!r}")
-        seen[spec.spec_hash] = token
-        seed = int(token) if token.isdigit() else preset_game_seed(spec)
-        games.append(Game(token, seed, spec))
-    if not games:
-        raise ValueError("no games given")
-    return games
-
-
 def parse_game_list(text: str) -> list[str]:
     """``"kuhn, 12, 40"`` -> ``["kuhn", "12", "40"]``."""
     return [part.strip() for part in text.split(",")]

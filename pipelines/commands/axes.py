@@ -2,7 +2,7 @@
 
 The five complexity axes of one game (paper, Section 3.1 and Appendix C) with their per-game
 diagnostics.  ``SEED`` is a generator seed, a preset name or a spec JSON file
-(``engines.gbg.catalog``).  ``--json`` prints an object with ``axes`` (``state_space``,
+(``arena.games``).  ``--json`` prints an object with ``axes`` (``state_space``,
 ``temporal``, ``opponent``, ``information``, ``precision``), ``sampling_error``, ``seats``
 (Alice's and Bob's values), ``diagnostics`` (STD_g, decisions, replays, world fallbacks,
 seconds, ...) and, with ``--rerun``, ``rerun`` (the axes at two-thirds of the budget on an
@@ -36,9 +36,9 @@ def register(subparsers: Any) -> None:
 
 
 def axes_command(args: argparse.Namespace) -> int:
+    from arena.games import resolve_game
     from engines.axes.budgets import axis_budget
     from engines.axes.compute import compute_axes, compute_with_rerun
-    from engines.gbg.catalog import resolve_game
 
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")

@@ -5,7 +5,7 @@
 - ``game play SEED [--seat alice|bob] [--vs AGENT] [--seed S]``: a person plays one deal in the
   terminal against a built-in bot; ``rules`` at any prompt prints the rulebook.
 
-``SEED`` is a generator seed, a preset name, or a spec JSON file (``engines.gbg.catalog``).
+``SEED`` is a generator seed, a preset name, or a spec JSON file (``arena.games``).
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ def register(subparsers: Any) -> None:
 
 
 def show_command(args: argparse.Namespace) -> int:
+    from arena.games import resolve_game
     from engines.gbg import rulebook
-    from engines.gbg.catalog import resolve_game
 
     spec = resolve_game(args.seed)
     if args.json:
@@ -61,8 +61,8 @@ def show_command(args: argparse.Namespace) -> int:
 
 
 def simulate_command(args: argparse.Namespace) -> int:
-    from engines.gbg.catalog import resolve_game
-    from engines.gbg.simulate import simulate
+    from arena.games import resolve_game
+    from engines.gbg.random_play import simulate
 
     if args.deals < 1:
         raise ValueError(f"--deals must be at least 1, got {args.deals}")
@@ -88,9 +88,9 @@ def simulate_command(args: argparse.Namespace) -> int:
 def play_command(args: argparse.Namespace) -> int:
     import random
 
+    from arena.games import resolve_game
     from engines.agents import builtin_agent
     from engines.gbg import new_deal, rulebook
-    from engines.gbg.catalog import resolve_game
     from engines.gbg.render import event_line, turn_prompt
 
     spec = resolve_game(args.seed)

@@ -61,7 +61,7 @@ def load_config(path: Path) -> Any:
     import yaml
     from pydantic import ValidationError
 
-    from engines.gbg.catalog import validation_message
+    from arena.games import validation_message
     from engines.gbg.generator import GenerationConfig
 
     try:
@@ -86,7 +86,7 @@ def load_config(path: Path) -> Any:
 def screen_command(args: argparse.Namespace) -> int:
     from engines.gbg.acceptance import AcceptanceSettings
     from engines.gbg.generator import GenerationConfig
-    from engines.gbg.pool import screen, summarise
+    from engines.gbg.seed_pool import screen, summarise
 
     if args.count < 1:
         raise ValueError(f"--count must be at least 1, got {args.count}")

@@ -27,8 +27,8 @@ def register(subparsers: Any) -> None:
 
 
 def check_command(args: argparse.Namespace) -> int:
-    from engines.agents.sandbox import admit
-    from engines.gbg.catalog import resolve_game
+    from arena.games import resolve_game
+    from arena.programs.sandbox import admit
 
     if not args.file.is_file():
         raise ValueError(f"no strategy program at {args.file}")

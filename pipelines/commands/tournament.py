@@ -76,9 +76,10 @@ class _ProgressLine:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from engines.agents.roster import load_roster
-    from engines.tournament.runner import run_tournament
-    from engines.tournament.schedule import parse_game_list, resolve_games
+    from arena.games import resolve_games
+    from arena.roster import load_roster
+    from arena.tournament.runner import run_tournament
+    from engines.tournament.schedule import parse_game_list
 
     if args.runs < 1:
         raise ValueError(f"--runs must be at least 1, got {args.runs}")

@@ -8,6 +8,7 @@ import dagster as dg
 import pandas as pd
 import pytest
 
+from arena.roster import parse_roster
 from assets.ablations import (
     LOCAL_LLM_ENV,
     AblationsConfig,
@@ -16,11 +17,10 @@ from assets.ablations import (
     build_ablations,
     settings_for,
 )
-from assets.profiles import get_profile
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import roster_table
-from engines.agents.roster import parse_roster
-from engines.agents.scripted_server import ScriptedServer
+from assets.run_profiles import get_profile
+from tests.doubles.scripted_server import ScriptedServer
 from tests.engines.ablations.scripted import script
 
 ROSTER = roster_table(

@@ -13,16 +13,16 @@ import dagster as dg
 import pandas as pd
 import pytest
 
+from arena.roster import load_roster
 from assets import release
 from assets.pool import accepted_games
 from assets.reference_games import reference_games
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import DEMO_ROSTER, roster_table
-from engines.agents.roster import load_roster
 from engines.gbg import ENGINE_VERSION
 from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig
-from engines.gbg.pool import screen
-from engines.stats.profiles import PROFILE_COLUMNS
+from engines.gbg.seed_pool import screen
+from engines.stats.capability import PROFILE_COLUMNS
 from pipelines.io_managers import ParquetIOManager, write_parquet_atomically
 from releases.store import list_releases, verify
 from tests.releases.support import snapshot

@@ -9,10 +9,10 @@ import dagster as dg
 import pandas as pd
 import pytest
 
+from arena.roster import load_roster
 from assets import complete_pairs, match_corpus, roster
 from assets.partitions import BENCHMARK_GAMES, BENCHMARK_GAMES_NAME, DEMO_BENCHMARK_GAMES
 from assets.resources import ProjectPaths, RunProfile
-from engines.agents.roster import load_roster
 from pipelines.io_managers import ParquetIOManager
 from tests.support import ProjectEnv
 

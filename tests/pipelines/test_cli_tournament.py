@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from engines.tournament.corpus import MATCH_SCHEMA, MOVE_SCHEMA
+from engines.tournament.records import MATCH_SCHEMA, MOVE_SCHEMA
 from pipelines.cli import main
 from tests.support import REPO_ROOT
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from assets.profiles import PROFILES, get_profile
 from assets.resources import RunProfile
+from assets.run_profiles import PROFILES, get_profile
 
 
 def test_paper_profile_has_the_papers_sizes() -> None:

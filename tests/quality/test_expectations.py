@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from arena.roster import parse_roster
 from assets.roster import roster_table
-from engines.agents.roster import parse_roster
 from quality.expectations import SUITES, expectations_gate
 from tests.quality.support import sound_matches
 from tests.releases.support import reference_table

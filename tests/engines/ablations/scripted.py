@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from engines.agents.scripted_server import Answer, Request, completion, first_legal
+from tests.doubles.scripted_server import Answer, Request, completion, first_legal
 
 BROKEN = "```python\ndef act(observation, legal_actions, rng):\n    return 'all in'\n```"
 FIXED = (

@@ -12,31 +12,31 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engines.ablations.arms import disclosure_effect, fit_lambda, run_margins
-from engines.ablations.authoring import author_program, extract_code
-from engines.ablations.judge import parse_scores, tertiles
-from engines.ablations.opponents import estimate_policy, table_policy
-from engines.ablations.play import (
+from arena.ablations.authoring import author_program, extract_code
+from arena.ablations.judge import parse_scores, tertiles
+from arena.ablations.matches import (
     PROGRAM_PREFIX,
     ProgramSpec,
     Seat,
     ablation_matches,
     play_ablation,
 )
-from engines.ablations.run import PROGRAMS, AblationSettings, run_ablations
+from arena.ablations.opponents import estimate_policy, table_policy
+from arena.ablations.runner import PROGRAMS, AblationSettings, run_ablations
+from arena.games import resolve_games
+from arena.llm.cache import ResponseCache
+from arena.programs.player import ProgramPlayer
+from arena.programs.procedural_reading import reading, situations
+from arena.programs.sandbox import Program, admit, program_observation
+from arena.roster import parse_roster
+from arena.tournament.runner import build_lineup
+from engines.ablations.arms import disclosure_effect, fit_lambda, run_margins
 from engines.ablations.thinking import budget_pair
 from engines.agents.base import BuiltinPlayer, Player
 from engines.agents.builtin import builtin_agent
-from engines.agents.cache import ResponseCache
-from engines.agents.program import ProgramPlayer
-from engines.agents.reading import reading, situations
-from engines.agents.roster import parse_roster
-from engines.agents.sandbox import Program, admit, program_observation
-from engines.agents.scripted_server import ScriptedServer
 from engines.gbg import GameSpec, presets
 from engines.solve.best_response import efficiency, respond
-from engines.tournament.runner import build_lineup
-from engines.tournament.schedule import resolve_games
+from tests.doubles.scripted_server import ScriptedServer
 from tests.engines.ablations.scripted import SCORES, script
 
 KUHN = presets.kuhn()

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from scipy import stats
 
+from arena.games import resolve_game
 from engines.agents.builtin import BUILTIN_AGENTS, builtin_agent
-from engines.agents.equilibrium import EquilibriumAgent, count_histories, equilibrium_policy
-from engines.agents.population import (
+from engines.agents.dirichlet import (
     DirichletStrategy,
     PopulationAgent,
     chip_lead_against_uniform,
@@ -18,9 +18,9 @@ from engines.agents.population import (
     strategy_seeds,
     tier1,
 )
+from engines.agents.equilibrium import EquilibriumAgent, count_histories, equilibrium_policy
 from engines.agents.search import SearchAgent, sample_world
 from engines.gbg import new_deal, presets
-from engines.gbg.catalog import resolve_game
 from engines.gbg.engine import State
 from engines.gbg.spec import GameSpec
 

@@ -32,7 +32,7 @@ def test_a_mixture_is_a_pure_function_of_seed_and_information_state() -> None:
 
 
 def test_the_axes_and_the_tournament_draw_the_same_mixture_for_a_seed() -> None:
-    from engines.agents.population import DirichletStrategy
+    from engines.agents.dirichlet import DirichletStrategy
 
     menu = ("fold", "call", "raise 2")
     for seed in (0, 7, 2**40 + 3):

@@ -15,7 +15,7 @@ from engines.gbg import consistency_errors, rulebook
 from engines.gbg.acceptance import AcceptanceSettings, evaluate
 from engines.gbg.conformance import check_conformance
 from engines.gbg.generator import GenerationConfig, generate
-from engines.gbg.pool import FEATURES, run_pool, screen_seed
+from engines.gbg.seed_pool import FEATURES, run_pool, screen_seed
 from pipelines.cli import main
 
 # Golden hashes for the default config and for complexity 2: a change means the benchmark's
@@ -127,7 +127,7 @@ def test_dead_branch_needs_enough_evidence() -> None:
 
 
 def test_screen_seed_records_generator_failures(monkeypatch: pytest.MonkeyPatch) -> None:
-    import engines.gbg.pool as pool
+    import engines.gbg.seed_pool as pool
 
     def broken(seed: int, config: GenerationConfig) -> None:
         raise RuntimeError("boom")

@@ -9,9 +9,9 @@ import pytest
 from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms import best_response as os_best_response
 
-from engines.ablations.opponents import PolicyTable, estimate_policy, table_policy
-from engines.ablations.run import PROGRAMS
-from engines.agents.sandbox import Program
+from arena.ablations.opponents import PolicyTable, estimate_policy, table_policy
+from arena.ablations.runner import PROGRAMS
+from arena.programs.sandbox import Program
 from engines.gbg import State, presets
 from engines.solve.best_response import (
     efficiency,
@@ -156,7 +156,7 @@ def test_the_game_value_of_a_generated_game_is_cached_by_its_spec_hash(
     # cache keyed by the spec itself; seed 0's LP takes a few seconds
     from open_spiel.python.algorithms import sequence_form_lp
 
-    from engines.gbg.catalog import resolve_game
+    from arena.games import resolve_game
 
     first = game_value(resolve_game("0"))
     assert abs(first) < 1.0  # a small generated game: a fraction of a chip per deal

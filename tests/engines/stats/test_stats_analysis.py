@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from engines.stats.analysis import Analysis, AnalysisConfig, analyse
-from engines.stats.simulate import SimulatedCorpus, SimulationConfig, simulate_corpus
+from engines.stats.planted import SimulatedCorpus, SimulationConfig, simulate_corpus
 from pipelines import cli
 
 CONFIG = SimulationConfig(

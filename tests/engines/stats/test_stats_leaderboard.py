@@ -15,8 +15,8 @@ from engines.stats.leaderboard import (
     fit_leaderboard,
     overall_leaderboard,
 )
+from engines.stats.planted import SimulatedCorpus, SimulationConfig, noise_free, simulate_corpus
 from engines.stats.runs import run_table
-from engines.stats.simulate import SimulatedCorpus, SimulationConfig, noise_free, simulate_corpus
 
 ROUND_ROBIN = SimulationConfig(n_models=6, n_games=10, n_late_models=0, runs_per_matchup=12)
 WITH_LATE = SimulationConfig(

@@ -18,9 +18,9 @@ from engines.stats.pairwise import (
     win_matrix,
 )
 from engines.stats.pergame import per_game_alpha, per_game_mean_margin
+from engines.stats.planted import SimulatedCorpus, SimulationConfig, noise_free, simulate_corpus
 from engines.stats.ranks import kendall_tau, kendall_tau_rows, spearman_rho, spearman_rows
 from engines.stats.runs import run_table
-from engines.stats.simulate import SimulatedCorpus, SimulationConfig, noise_free, simulate_corpus
 
 CONFIG = SimulationConfig(
     n_models=5, n_games=8, n_late_models=1, late_opponents=(2, 3), runs_per_matchup=10

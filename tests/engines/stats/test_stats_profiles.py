@@ -8,6 +8,16 @@ import statsmodels.api as sm
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from engines.stats.capability import (
+    benjamini_hochberg,
+    factor_analysis,
+    interaction,
+    local_jaggedness,
+    main_effect,
+    profile_slopes,
+    variance_decomposition,
+    verbosity_check,
+)
 from engines.stats.composite import (
     AXES,
     axis_slopes,
@@ -20,18 +30,8 @@ from engines.stats.composite import (
 )
 from engines.stats.leaderboard import RunSample
 from engines.stats.pergame import per_game_alpha
-from engines.stats.profiles import (
-    benjamini_hochberg,
-    factor_analysis,
-    interaction,
-    local_jaggedness,
-    main_effect,
-    profile_slopes,
-    variance_decomposition,
-    verbosity_check,
-)
+from engines.stats.planted import SimulatedCorpus, SimulationConfig, noise_free, simulate_corpus
 from engines.stats.runs import run_table
-from engines.stats.simulate import SimulatedCorpus, SimulationConfig, noise_free, simulate_corpus
 
 SMOOTH = SimulationConfig(
     n_models=5,

@@ -7,6 +7,7 @@ import pytest
 from scipy import stats
 
 from engines.stats.leaderboard import RunSample, fit_leaderboard
+from engines.stats.planted import SimulationConfig, simulate_corpus
 from engines.stats.robustness import (
     block_refit,
     leave_one_game_out,
@@ -16,7 +17,6 @@ from engines.stats.robustness import (
     without_model,
 )
 from engines.stats.runs import run_table
-from engines.stats.simulate import SimulationConfig, simulate_corpus
 
 CONFIG = SimulationConfig(
     n_models=6, n_games=10, n_late_models=1, late_opponents=(3, 4), runs_per_matchup=8

@@ -7,9 +7,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from engines.agents.roster import parse_roster
+from arena.games import resolve_games
+from arena.roster import parse_roster
+from arena.tournament.journal import MATCHES
+from arena.tournament.runner import run_tournament
 from engines.stats.runs import run_table
-from engines.tournament.corpus import MATCHES
 from engines.tournament.pairs import (
     both_seats_problems,
     complete_pairs,
@@ -19,8 +21,6 @@ from engines.tournament.pairs import (
     spec_hash_problems,
     zero_sum_problems,
 )
-from engines.tournament.runner import run_tournament
-from engines.tournament.schedule import resolve_games
 
 
 @pytest.fixture(scope="module")

@@ -6,17 +6,12 @@ from collections import Counter
 
 import pytest
 
-from engines.agents.roster import parse_roster
+from arena.games import resolve_games
+from arena.roster import parse_roster
+from arena.tournament.runner import tournament_schedule
 from engines.gbg import presets
 from engines.gbg.rng import derive_seed
-from engines.tournament.runner import tournament_schedule
-from engines.tournament.schedule import (
-    pair_key,
-    parse_game_list,
-    preset_game_seed,
-    resolve_games,
-    round_robin,
-)
+from engines.tournament.schedule import pair_key, parse_game_list, preset_game_seed, round_robin
 
 
 def bots(*names: str, block: str = "block-1") -> list[dict[str, object]]:

@@ -1,0 +1,234 @@
+"""An LLM as a tournament player: prompting, the lenient parser, rethink and fallback.
+
+Paper, Section 5 ("Prompting and corpus") and the per-turn prompt of the appendix; Game Arena's
+rethink.  A decision:
+
+1. the system prompt is the game's rulebook; the user message is the per-turn prompt (the
+   seat's observation, the legal menu and the request for ``{"action": ...}``);
+2. the request goes through the response cache (a hit costs no call), else the transport;
+3. the reply is read by the lenient parser; an unparsable or illegal reply earns a rethink:
+   the reply and one sentence of feedback ("could not be parsed" / "not a legal action") are
+   appended to the conversation and the model is asked again, up to ``rethinks`` times;
+4. if no reply names a legal action, the fallback is played (the minimum amount for a wager or
+   bid, else a random legal choice from the match's generator) and the move is flagged.
+
+Token counts, latency and cost are summed over the calls of the move.  A non-retryable error
+(bad key, unknown model, bad request) or an offline cache miss stops the player
+(``PlayerStopped``); exhausted retries fail the move (``MoveFailed``), and the harness ends the
+match with status ``timeout`` or ``error``.  The API key lives only in this object's memory and
+the request headers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.llm.cache import CacheMiss, ResponseCache, request_key
+from arena.llm.providers import (
+    ChatReply,
+    MalformedReply,
+    Message,
+    Provider,
+    ResponseFormat,
+)
+from arena.llm.transport import (
+    NonRetryableError,
+    RetriesExhausted,
+    Transport,
+    redact,
+)
+from engines.agents.base import Decision, MoveFailed, PlayerStopped
+from engines.agents.parser import FEEDBACK, Parsed, action_schema, fallback_action, parse_reply
+from engines.gbg import rulebook
+from engines.gbg.engine import State
+from engines.gbg.render import turn_prompt
+
+# A cached call that failed (retries exhausted, malformed reply) is stored under this key, so
+# an offline rebuild reproduces the failed match; a live run ignores it and asks again.
+FAILURE_KEY = "__genstrat_failed_call__"
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million input and output tokens."""
+
+    input_per_mtok: float = 0.0
+    output_per_mtok: float = 0.0
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        return (input_tokens * self.input_per_mtok + output_tokens * self.output_per_mtok) / 1e6
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class LLMPlayer:
+    """A model behind a provider's chat API (see the module docstring)."""
+
+    name: str
+    provider: Provider
+    model: str
+    transport: Transport | None
+    cache: ResponseCache
+    api_key: str | None = field(default=None, repr=False)
+    settings: dict[str, Any] = field(default_factory=dict)
+    rethinks: int = 1
+    response_format: ResponseFormat = "none"
+    price: Price = field(default_factory=Price)
+    stopped: str | None = None
+    _rulebooks: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def rulebook(self, state: State) -> str:
+        spec = state.spec
+        text = self._rulebooks.get(spec.spec_hash)
+        if text is None:
+            text = self._rulebooks[spec.spec_hash] = rulebook(spec)
+        return text
+
+    def stop(self, reason: str) -> PlayerStopped:
+        self.stopped = f"player {self.name!r} stopped: {reason}"
+        return PlayerStopped(self.stopped)
+
+    async def ask(
+        self,
+        system: str,
+        messages: list[Message],
+        legal: tuple[str, ...],
+        call_id: str,
+        schema: dict[str, Any] | None = None,
+    ) -> tuple[ChatReply, float, int, bool]:
+        """One answer: (reply, latency, HTTP calls, from cache) for a conversation.
+
+        With a response format, the reply is held to ``schema`` (default: the action schema of
+        ``legal``)."""
+        if self.response_format == "none":
+            schema = None
+        elif schema is None:
+            schema = action_schema(legal)
+        request = self.provider.request(
+            self.model, system, messages, self.settings, schema, self.response_format
+        )
+        key = request_key(self.provider.kind, request.url, request.body, call_id)
+        cached = self.cache.get(key)
+        if cached is not None:
+            failure = cached.body.get(FAILURE_KEY) if isinstance(cached.body, dict) else None
+            if failure is None:
+                return self._read(cached.body), cached.latency_s, 0, True
+            if self.cache.offline:  # a rebuild replays the failure; a live run asks again
+                raise MoveFailed(failure["kind"], failure["message"])
+        if self.cache.offline or self.transport is None:
+            raise self.stop(str(CacheMiss(f"no cached reply for call {call_id} (offline)")))
+        secrets = (self.api_key,) if self.api_key else ()
+        headers = {**request.headers, **self.provider.auth_headers(self.api_key)}
+        try:
+            response = await self.transport.post_json(request.url, request.body, headers, secrets)
+        except NonRetryableError as exc:
+            raise self.stop(str(exc)) from None
+        except RetriesExhausted as exc:
+            message = f"player {self.name!r}: {exc}"
+            self.cache.put(
+                key,
+                self.provider.kind,
+                self.model,
+                {FAILURE_KEY: {"kind": exc.kind, "message": message}},
+                0.0,
+            )
+            raise MoveFailed(exc.kind, message) from None
+        body = response.body
+        if secrets:
+            body = _redact_json(body, secrets)
+        try:
+            reply = self.provider.parse(body)
+        except MalformedReply as exc:
+            message = f"player {self.name!r}: malformed reply: {exc}"
+            self.cache.put(
+                key,
+                self.provider.kind,
+                self.model,
+                {FAILURE_KEY: {"kind": "error", "message": message}},
+                0.0,
+            )
+            raise MoveFailed("error", message) from None
+        self.cache.put(key, self.provider.kind, self.model, body, response.latency_s)
+        return reply, response.latency_s, response.attempts, False
+
+    def _read(self, body: Any) -> ChatReply:
+        try:
+            return self.provider.parse(body)
+        except MalformedReply as exc:
+            raise self.stop(f"cached reply is malformed: {exc}") from None
+
+    async def decide(self, state: State, seat: int, rng: random.Random, call_id: str) -> Decision:
+        if self.stopped is not None:
+            raise PlayerStopped(self.stopped)
+        legal = state.legal_actions()
+        system = self.rulebook(state)
+        prompt = turn_prompt(state, seat)
+        messages: list[Message] = [{"role": "user", "content": prompt}]
+        replies: list[str] = []
+        reasoning: list[str] = []
+        latency = 0.0
+        calls = 0
+        tokens = [0, 0, 0]
+        all_cached = True
+        first: Parsed | None = None
+        parsed = Parsed("unparsable")
+        for attempt in range(self.rethinks + 1):
+            reply, took, n_calls, cached = await self.ask(
+                system, messages, legal, f"{call_id}/{attempt}"
+            )
+            latency += took
+            calls += n_calls
+            all_cached = all_cached and cached
+            tokens[0] += reply.input_tokens
+            tokens[1] += reply.output_tokens
+            tokens[2] += reply.reasoning_tokens
+            text = reply.text or ""
+            replies.append(text)
+            if reply.reasoning:
+                reasoning.append(reply.reasoning)
+            parsed = parse_reply(text, legal)
+            first = first or parsed
+            if parsed.verdict == "ok" or attempt == self.rethinks:
+                break
+            messages = [
+                *messages,
+                {"role": "assistant", "content": text or "(empty reply)"},
+                {"role": "user", "content": FEEDBACK[parsed.verdict]},
+            ]
+        fallback = parsed.verdict != "ok" or parsed.action is None
+        action = fallback_action(legal, rng) if fallback else parsed.action
+        assert action is not None
+        return Decision(
+            action=action,
+            raw_response=replies[-1],
+            prompt_sha256=sha256_text(prompt),
+            fallback=fallback,
+            rethinks=len(replies) - 1,
+            verdict=first.verdict if first is not None else "unparsable",
+            latency_s=latency,
+            input_tokens=tokens[0],
+            output_tokens=tokens[1],
+            reasoning_tokens=tokens[2],
+            cost_usd=self.price.cost(tokens[0], tokens[1]),
+            calls=calls,
+            cached=all_cached,
+            reasoning="\n\n".join(reasoning) or None,
+            earlier_responses=tuple(replies[:-1]),
+        )
+
+
+def _redact_json(value: Any, secrets: tuple[str, ...]) -> Any:
+    """``value`` with every string redacted (a reply that echoes a key must not store it)."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, list):
+        return [_redact_json(v, secrets) for v in value]
+    if isinstance(value, dict):
+        return {k: _redact_json(v, secrets) for k, v in value.items()}
+    return value

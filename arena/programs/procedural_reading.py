@@ -1,0 +1,114 @@
+"""The procedural reading of a strategy program (paper, Section 8, "disclosed" arm).
+
+A reading specifies a program's moves in words, so that it can be appended to the rulebook of
+a player who is told its opponent's strategy.  It is produced by running the program, not by
+reading its code: for each situation the program can face in a seat (its information state),
+the program is asked for its move under several generator seeds, and the reading states the
+move, or the mixture of moves, it makes there.
+
+Situations come from a full enumeration of the game tree when the game has at most
+``max_situations`` of them for that seat, and otherwise from random play (``sample_deals``
+deals with uniform opponents), in which case the reading says it covers the situations seen.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+
+from arena.programs.sandbox import Program, program_observation
+from engines.gbg.engine import CHANCE, TERMINAL, State, new_deal
+from engines.gbg.render import NAMES, event_line, visible_events
+from engines.gbg.spec import GameSpec
+
+
+@dataclass(frozen=True)
+class Situation:
+    """A decision of the program's seat: its information state and a description."""
+
+    key: str
+    description: str
+    state: State
+
+
+def describe(state: State, seat: int) -> str:
+    """A situation in words: the seat's hand, the board and what it has seen happen."""
+    label = state.g.label_of
+    hand = " ".join(label[c] for c in state.hands[seat]) or "no cards"
+    board = " ".join(label[c] for c in state.board)
+    seen = [
+        event_line(state, ev, seat)
+        for ev in visible_events(state, seat)
+        if ev[1] not in ("phase", "card")
+    ]
+    where = f"Holding {hand}" + (f", with {board} on the board" if board else "")
+    return f"{where}; so far: {' '.join(seen)}" if seen else f"{where}; before any action."
+
+
+def situations(
+    spec: GameSpec, seat: int, max_situations: int = 400, sample_deals: int = 300, seed: int = 0
+) -> tuple[list[Situation], bool]:
+    """The seat's decision situations, and whether the list is complete (enumerated)."""
+    found: dict[str, Situation] = {}
+    stack = [new_deal(spec, explicit_chance=True)]
+    while stack and len(found) <= max_situations:
+        st = stack.pop()
+        if st.current_player == TERMINAL:
+            continue
+        if st.current_player == seat:
+            key = st.information_state(seat)
+            found.setdefault(key, Situation(key, describe(st, seat), st))
+        outcomes = (
+            [o for o, _ in st.chance_outcomes()]
+            if st.current_player == CHANCE
+            else list(st.legal_actions())
+        )
+        for o in outcomes:
+            kid = st.clone()
+            if st.current_player == CHANCE:
+                kid.apply_chance(int(o))
+            else:
+                kid.apply(str(o))
+            stack.append(kid)
+    if not stack and len(found) <= max_situations:
+        return sorted(found.values(), key=lambda s: s.description), True
+    found = {}
+    rng = random.Random(seed)
+    for d in range(sample_deals):
+        st = new_deal(spec, seed + d, tree=False)
+        while not st.is_terminal():
+            if st.current_player == seat:
+                key = st.information_state(seat)
+                found.setdefault(key, Situation(key, describe(st, seat), st.clone()))
+            st.apply(rng.choice(st.legal_actions()))
+    return sorted(found.values(), key=lambda s: s.description), False
+
+
+def reading(
+    program: Program, spec: GameSpec, seat: int, seeds: int = 3, max_situations: int = 400
+) -> str:
+    """The program's strategy in ``seat`` as text (see the module docstring)."""
+    found, complete = situations(spec, seat, max_situations=max_situations)
+    lines = [
+        "## Your opponent's strategy (disclosed)",
+        f"Your opponent, {NAMES[seat]}, plays a fixed program. "
+        + (
+            "Here is its move in every situation it can face:"
+            if complete
+            else "Here is its move in every situation seen in sampled play:"
+        ),
+    ]
+    for situation in found:
+        legal = list(situation.state.legal_actions())
+        obs = program_observation(situation.state, seat)
+        moves: Counter[str] = Counter()
+        for k in range(seeds):
+            outcome = program.act(obs, legal, seed=k)
+            moves[outcome.action or f"({outcome.status})"] += 1
+        if len(moves) == 1:
+            play = f"plays {next(iter(moves))}"
+        else:
+            play = "plays " + ", ".join(f"{a} {n}/{seeds} of the time" for a, n in moves.items())
+        lines.append(f"- {situation.description} It {play}.")
+    return "\n".join(lines) + "\n"

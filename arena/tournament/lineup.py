@@ -1,0 +1,141 @@
+"""The players of a tournament: built-in agents, strategy programs, and LLM players with their
+shared resources.
+
+A strategy program plays through one sandboxed ``Program`` process per roster entry per lineup
+(so per tournament process), started at its first move and restarted after a crash or a
+timeout; ``Lineup.aclose`` ends them.  LLM players of one provider group share an HTTP client
+(httpx on the lean HTTP/1.1 transport of ``arena.llm.http11``) and a ``ProviderGate``
+(concurrency, request rate, Retry-After pauses); all share the tournament's response cache.
+The API key of a player is read from the environment variable its roster entry names, and
+lives only in the player's memory.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.llm.cache import ResponseCache
+from arena.programs.player import ProgramPlayer
+from arena.programs.sandbox import Program
+from arena.roster import ApiEntry, BuiltinEntry, ProgramEntry, Roster
+from engines.agents.base import BuiltinPlayer, Player
+from engines.agents.builtin import builtin_agent
+
+
+@dataclass
+class Lineup:
+    """The tournament's players, the shared resources of the LLM players, and whether every
+    player is a built-in agent (then matches need no event loop)."""
+
+    players: dict[str, Player]
+    fingerprints: dict[str, str]
+    cache: ResponseCache
+    clients: list[Any] = field(default_factory=list)
+    all_builtin: bool = True
+    stopped: dict[str, str] = field(default_factory=dict)
+
+    async def aclose(self) -> None:
+        for client in self.clients:
+            await client.aclose()
+        for player in self.players.values():
+            if isinstance(player, ProgramPlayer):
+                await player.aclose()
+
+
+def provider_gate(roster: Roster, group: str, share: int = 1) -> Any:
+    """The gate of provider ``group`` for one of ``share`` processes."""
+    from arena.llm.transport import ProviderGate
+
+    limits = roster.limits(group)
+    rate = limits.requests_per_minute
+    return ProviderGate(
+        max(1, -(-limits.concurrency // share)), rate / share if rate is not None else None
+    )
+
+
+def build_lineup(
+    roster: Roster,
+    cache: ResponseCache,
+    rng: random.Random,
+    environ: dict[str, str] | None = None,
+    share: int = 1,
+) -> Lineup:
+    """Players for every roster entry (must run inside the event loop when LLMs play).
+
+    An LLM player whose key variable is unset starts stopped, with a message naming the
+    variable (never a value).  ``share``: how many processes split the providers' limits (each
+    gets 1/share of a provider's concurrency and request rate).
+    """
+    env = dict(os.environ) if environ is None else environ
+    fingerprints = {p.name: roster.fingerprint(p.name) for p in roster.players}
+    players: dict[str, Player] = {}
+    api_entries = [p for p in roster.players if isinstance(p, ApiEntry)]
+    clients: dict[str, list[Any]] = {}
+    if api_entries:
+        import httpx
+
+        from arena.llm.http11 import lean_client
+        from arena.llm.player import LLMPlayer, Price
+        from arena.llm.providers import make_provider
+        from arena.llm.transport import RetryPolicy, Transport
+
+        groups = sorted({p.provider_group for p in api_entries})
+        gates = {g: provider_gate(roster, g, share) for g in groups}
+        # one client per provider on the lean HTTP/1.1 transport (arena.llm.http11), all
+        # sharing one TLS context (building one reads the CA bundle: tens of milliseconds)
+        tls = httpx.create_ssl_context()
+        clients = {g: [lean_client(tls)] for g in groups}
+    for entry in roster.players:
+        if isinstance(entry, BuiltinEntry):
+            agent = builtin_agent(entry.agent, entry.params)
+            players[entry.name] = BuiltinPlayer(
+                name=entry.name, agent=agent, model=entry.agent, settings=dict(entry.params)
+            )
+            continue
+        if isinstance(entry, ProgramEntry):
+            players[entry.name] = ProgramPlayer(
+                name=entry.name,
+                program=Program(entry.path, entry.sandbox_limits()),
+                model=entry.path.name,
+                settings={"code_sha256": entry.code_sha256, **entry.limits.model_dump()},
+            )
+            continue
+        limits = roster.limits(entry.provider_group)
+        retry = RetryPolicy(
+            max_retries=limits.max_retries,
+            backoff_base_s=limits.backoff_base_s,
+            backoff_max_s=limits.backoff_max_s,
+            max_retry_after_s=limits.max_retry_after_s,
+        )
+        transport = Transport(
+            clients[entry.provider_group],
+            gates[entry.provider_group],
+            retry,
+            random.Random(rng.getrandbits(64)),
+            timeout_s=entry.timeout_s,
+        )
+        key = env.get(entry.api_key_env) if entry.api_key_env else None
+        player = LLMPlayer(
+            name=entry.name,
+            provider=make_provider(entry.kind, entry.base_url),
+            model=entry.model,
+            transport=transport,
+            cache=cache,
+            api_key=key,
+            settings=dict(entry.settings),
+            rethinks=roster.rethinks_of(entry),
+            response_format=entry.response_format,
+            price=Price(entry.price.input_per_mtok, entry.price.output_per_mtok),
+        )
+        if entry.api_key_env and not key and not cache.offline:
+            player.stopped = (
+                f"player {entry.name!r} stopped: environment variable {entry.api_key_env} "
+                "is not set (it should hold the API key)"
+            )
+        players[entry.name] = player
+    every_client = [c for group in clients.values() for c in group]
+    all_builtin = all(isinstance(p, BuiltinEntry) for p in roster.players)
+    return Lineup(players, fingerprints, cache, every_client, all_builtin=all_builtin)

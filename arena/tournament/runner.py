@@ -1,0 +1,361 @@
+"""Playing a tournament: matches, concurrency, resumption, the corpus rows (paper, Section 5).
+
+``run_tournament(roster, games, runs, folder)`` plays every scheduled deal that the folder's
+journal does not already hold and writes ``matches.parquet`` and ``moves.parquet``.  Steps:
+
+1. build the schedule (``engines.tournament.schedule``) and open the corpus (its journal tells
+   which matches are done; with ``retry_failed`` a recorded timeout or error is played again);
+2. admit the strategy programs: each program takes the admission test (``sandbox.admit``:
+   loads, plays legally, median move at most 100 ms) on each game it has matches left on; a
+   program refused on a game does not play there (its matches on that game are not played and
+   not recorded, so a fixed program plays them on a later run), and the summary names program,
+   game and reason;
+3. build the players: built-in agents, sandboxed strategy programs, and LLM players sharing one
+   HTTP client per provider (httpx on the lean HTTP/1.1 transport of
+   ``arena.llm.http11``), one response cache (``cache.sqlite`` in the folder) and one
+   ``ProviderGate`` per provider group;
+4. play the remaining matches: built-in-only tournaments in a plain loop, otherwise up to
+   ``parallel`` matches at a time on one event loop (a match is a chain of moves, so ``parallel``
+   bounds the requests in flight together with the providers' own limits);
+5. journal each match as it ends; every ``checkpoint_s`` seconds and at the end, write the
+   tables (schedule order, so a resumed run writes exactly what an uninterrupted one does).
+
+A match's chance is explicit: cards come from ``play_seed``; each seat's agent and the fallback
+draw from a generator seeded by (play seed, deal, seat).  A player that stops (``PlayerStopped``:
+a rejected key, an unknown model, an offline cache miss) is taken out: its match in flight and
+its remaining matches are not played and not recorded (so the same command plays them once the
+cause is fixed), and the summary names it.  A move whose retries are exhausted ends its match
+with status ``timeout`` or ``error``; so does an exception inside an agent.  Such matches are
+recorded, and ``complete_pairs`` drops them.  A program that crashes or answers an illegal
+action forfeits its match (status ``forfeit``, a loss it keeps); a program's timeout is a
+``timeout``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from arena.llm.cache import ResponseCache
+from arena.programs.sandbox import admit
+from arena.roster import BuiltinEntry, ProgramEntry, Roster
+from arena.tournament.journal import Corpus
+from arena.tournament.lineup import Lineup, build_lineup
+from engines.agents.base import PlayerStopped
+from engines.tournament.match import play_builtin_match, play_match, seat_rng
+from engines.tournament.records import DECIDED_STATUSES, Record
+from engines.tournament.schedule import Game, ScheduledMatch, block_schedule
+
+# re-exported: callers (the ablations stage) build lineups and play single matches
+__all__ = [
+    "Lineup",
+    "Progress",
+    "TournamentSummary",
+    "admit_programs",
+    "build_lineup",
+    "play_all",
+    "play_builtin_match",
+    "play_match",
+    "player_rates",
+    "run_tournament",
+    "seat_rng",
+    "tournament_schedule",
+]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Counts after each match: ``done`` of ``total`` scheduled (resumed ones included)."""
+
+    done: int
+    total: int
+    played: int
+    moves: int
+    elapsed_s: float
+
+
+@dataclass
+class TournamentSummary:
+    """What a call of ``run_tournament`` did, and the state of the corpus afterwards."""
+
+    scheduled: int
+    resumed: int
+    played: int
+    recorded: int
+    status_counts: dict[str, int]
+    not_played: int
+    stopped: dict[str, str]
+    not_admitted: dict[str, dict[str, str]]
+    moves_played: int
+    elapsed_s: float
+    per_player: dict[str, dict[str, float]]
+    cache_hits: int
+    cache_misses: int
+    folder: str
+    matches_path: str
+    moves_path: str
+
+    @property
+    def finished(self) -> bool:
+        """Every scheduled match is recorded."""
+        return self.recorded == self.scheduled
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "scheduled": self.scheduled,
+            "resumed": self.resumed,
+            "played": self.played,
+            "recorded": self.recorded,
+            "finished": self.finished,
+            "status_counts": self.status_counts,
+            "not_played": self.not_played,
+            "stopped": self.stopped,
+            "not_admitted": self.not_admitted,
+            "moves_played": self.moves_played,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "moves_per_s": round(self.moves_played / self.elapsed_s, 1) if self.elapsed_s else 0,
+            "per_player": self.per_player,
+            "cache_hits": self.cache_hits,
+            "cache_misses": self.cache_misses,
+            "folder": self.folder,
+            "matches": self.matches_path,
+            "moves": self.moves_path,
+        }
+
+
+def tournament_schedule(roster: Roster, games: Sequence[Game], runs: int) -> list[ScheduledMatch]:
+    """The roster's blocks scheduled on ``games`` (see ``schedule.block_schedule``)."""
+    blocks = [
+        (block, [p.name for p in roster.players if p.block == block]) for block in roster.blocks()
+    ]
+    fingerprints = {p.name: roster.fingerprint(p.name) for p in roster.players}
+    return block_schedule(
+        blocks,
+        games,
+        runs,
+        fingerprints,
+        first_block_games=roster.schedule.first_block_games,
+        opponents=roster.schedule.opponents,
+    )
+
+
+# --- the tournament ----------------------------------------------------------------------------
+
+
+def admit_programs(
+    roster: Roster, pending: Sequence[ScheduledMatch], seed: int = 0
+) -> dict[str, dict[str, str]]:
+    """The admission test of every program on every game it has a pending match on; the
+    refusals as {program: {game token: reason}}."""
+    programs = {p.name: p for p in roster.players if isinstance(p, ProgramEntry)}
+    tested: set[tuple[str, str]] = set()
+    refused: dict[str, dict[str, str]] = {}
+    for m in pending:
+        for name in (m.alice, m.bob):
+            if name not in programs or (name, m.game.token) in tested:
+                continue
+            tested.add((name, m.game.token))
+            entry = programs[name]
+            verdict = admit(entry.path, m.game.spec, seed=seed, limits=entry.sandbox_limits())
+            if not verdict.admitted:
+                refused.setdefault(name, {})[m.game.token] = verdict.reason
+    return refused
+
+
+def player_rates(records: Sequence[tuple[Record, list[Record]]]) -> dict[str, dict[str, float]]:
+    """Per player: moves, fallbacks, rethinks and their rates, over the given matches."""
+    moves: Counter[str] = Counter()
+    fallbacks: Counter[str] = Counter()
+    rethinks: Counter[str] = Counter()
+    for _, match_moves in records:
+        for mv in match_moves:
+            moves[mv["player"]] += 1
+            fallbacks[mv["player"]] += int(mv["fallback"])
+            rethinks[mv["player"]] += int(mv["rethinks"])
+    return {
+        name: {
+            "moves": moves[name],
+            "fallbacks": fallbacks[name],
+            "fallback_rate": fallbacks[name] / moves[name] if moves[name] else 0.0,
+            "rethinks": rethinks[name],
+            "rethink_rate": rethinks[name] / moves[name] if moves[name] else 0.0,
+        }
+        for name in sorted(moves)
+    }
+
+
+class JournalSink(Protocol):
+    def append(self, match: Record, moves: list[Record]) -> None: ...
+
+
+async def play_all(
+    pending: list[ScheduledMatch],
+    lineup: Lineup,
+    corpus: JournalSink,
+    parallel: int,
+    on_match: Callable[[Record, list[Record]], None],
+) -> int:
+    """Play ``pending`` with up to ``parallel`` matches at once; return how many were skipped."""
+    queue = list(reversed(pending))
+    skipped = 0
+
+    async def worker() -> None:
+        nonlocal skipped
+        while queue:
+            m = queue.pop()
+            seated = [lineup.players[m.alice], lineup.players[m.bob]]
+            if any(p.stopped for p in seated):
+                skipped += 1
+                continue
+            try:
+                row, moves = await play_match(m, lineup.players, lineup.fingerprints)
+            except PlayerStopped as exc:
+                for p in seated:
+                    if p.stopped:
+                        lineup.stopped[p.name] = p.stopped
+                if not any(p.stopped for p in seated):  # defensive: stop reason unknown
+                    lineup.stopped[m.alice] = str(exc)
+                skipped += 1
+                continue
+            corpus.append(row, moves)
+            on_match(row, moves)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, parallel))))
+    return skipped
+
+
+def run_tournament(
+    roster: Roster,
+    games: Sequence[Game],
+    runs: int,
+    folder: Path,
+    *,
+    parallel: int = 64,
+    retry_failed: bool = False,
+    offline: bool = False,
+    checkpoint_s: float = 60.0,
+    progress: Callable[[Progress], None] | None = None,
+    environ: dict[str, str] | None = None,
+    seed: int = 0,
+    workers: int = 1,
+) -> TournamentSummary:
+    """Play (or resume) a tournament into ``folder`` (see the module docstring).
+
+    ``workers`` > 1 plays the LLM and program matches in that many processes (each with its own
+    event loop, journal and program sandboxes, the providers' limits split between them): one
+    event loop saturates a core at a few hundred requests per second.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    started = time.perf_counter()
+    schedule = tournament_schedule(roster, games, runs)
+    order = [m.match_id for m in schedule]
+    with Corpus(folder) as corpus:
+        done = {
+            m.match_id
+            for m in schedule
+            if (status := corpus.status(m.match_id)) is not None
+            and (status in DECIDED_STATUSES or not retry_failed)
+        }
+        pending = [m for m in schedule if m.match_id not in done]
+        not_admitted = admit_programs(roster, pending, seed)
+        admitted = [
+            m
+            for m in pending
+            if not any(m.game.token in not_admitted.get(n, {}) for n in (m.alice, m.bob))
+        ]
+        refused = len(pending) - len(admitted)
+        pending = admitted
+        cache = ResponseCache(corpus.cache_path, offline=offline)
+        played = 0
+        moves_played = 0
+        last_checkpoint = time.perf_counter()
+
+        def on_match(row: Record, moves: list[Record]) -> None:
+            nonlocal played, moves_played, last_checkpoint
+            played += 1
+            moves_played += len(moves)
+            now = time.perf_counter()
+            if progress is not None:
+                progress(
+                    Progress(len(done) + played, len(schedule), played, moves_played, now - started)
+                )
+            if now - last_checkpoint >= checkpoint_s:
+                corpus.write_tables(order)
+                last_checkpoint = time.perf_counter()
+
+        stopped: dict[str, str] = {}
+        skipped = 0
+        try:
+            lineup_rng = random.Random(seed)
+            if all(isinstance(p, BuiltinEntry) for p in roster.players):
+                lineup = build_lineup(roster, cache, lineup_rng, environ)
+                for m in pending:
+                    row, moves = play_builtin_match(m, lineup.players, lineup.fingerprints)
+                    corpus.append(row, moves)
+                    on_match(row, moves)
+            elif workers > 1 and len(pending) > 1:
+                moves_seen = 0
+
+                def on_progress(n_moves: int) -> None:
+                    nonlocal played, moves_played, moves_seen
+                    played += 1
+                    moves_played += n_moves
+                    if progress is not None:
+                        progress(
+                            Progress(len(done) + played, len(schedule), played, moves_played,
+                                     time.perf_counter() - started)
+                        )  # fmt: skip
+
+                from arena.tournament.shards import play_sharded
+
+                skipped, stopped, extra_hits, extra_misses = play_sharded(
+                    roster, games, runs, corpus, pending, workers, parallel, offline,
+                    environ, seed, on_progress,
+                )  # fmt: skip
+                cache.hits += extra_hits
+                cache.misses += extra_misses
+            else:
+
+                async def main() -> tuple[int, dict[str, str]]:
+                    lineup = build_lineup(roster, cache, lineup_rng, environ)
+                    for player in lineup.players.values():
+                        if player.stopped:
+                            lineup.stopped[player.name] = player.stopped
+                    try:
+                        count = await play_all(pending, lineup, corpus, parallel, on_match)
+                    finally:
+                        await lineup.aclose()
+                    return count, lineup.stopped
+
+                skipped, stopped = asyncio.run(main())
+        finally:
+            corpus.write_tables(order)
+            hits, misses = cache.hits, cache.misses
+            cache.close()
+        in_schedule = [corpus.records[i] for i in order if i in corpus.records]
+    statuses = Counter(str(match["status"]) for match, _ in in_schedule)
+    return TournamentSummary(
+        scheduled=len(schedule),
+        resumed=len(done),
+        played=played,
+        recorded=len(in_schedule),
+        status_counts=dict(sorted(statuses.items())),
+        not_played=skipped + refused,
+        stopped=stopped,
+        not_admitted=not_admitted,
+        moves_played=moves_played,
+        elapsed_s=time.perf_counter() - started,
+        per_player=player_rates(in_schedule),
+        cache_hits=hits,
+        cache_misses=misses,
+        folder=str(folder),
+        matches_path=str(folder / "matches.parquet"),
+        moves_path=str(folder / "moves.parquet"),
+    )

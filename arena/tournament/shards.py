@@ -1,0 +1,183 @@
+"""Playing a tournament's LLM and program matches in several processes.
+
+One event loop serves a few hundred requests per second; ``play_sharded`` deals the pending
+matches round-robin to ``workers`` processes (started with ``spawn``), each with its own event
+loop, its own journal (``journal.w<k>.jsonl``, read back by ``Corpus.reload``) and 1/workers of
+every provider's limits; the response cache is shared (SQLite).  Each worker runs its own
+sandbox process per strategy program (the parent has admitted the programs; the roster reaches
+the workers as ``roster_json``, with absolute program paths and the code's SHA-256, which is
+checked again there).  Each worker asks Linux to kill it when its parent dies, so a killed
+tournament leaves no worker playing on.  Progress and results come back on a queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.llm.cache import ResponseCache
+from arena.roster import Roster
+from arena.tournament.journal import Corpus
+from arena.tournament.lineup import build_lineup
+from arena.tournament.runner import play_all, tournament_schedule
+from engines.gbg.rng import derive_seed
+from engines.tournament.records import Record
+from engines.tournament.schedule import Game, ScheduledMatch
+
+
+@dataclass(frozen=True)
+class ShardJob:
+    """What one worker process plays: its matches of the schedule, into its own journal."""
+
+    roster: dict[str, Any]
+    games: tuple[str, ...]
+    runs: int
+    folder: str
+    worker: int
+    workers: int
+    match_ids: tuple[str, ...]
+    parallel: int
+    offline: bool
+    environ: dict[str, str] | None
+    seed: int
+
+
+def die_with_parent(parent: int) -> None:
+    """Ask Linux to kill this process when its parent dies (a killed tournament leaves no
+    worker behind); elsewhere, at least notice an already-dead parent."""
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def play_shard(job: ShardJob, events: Any, parent: int) -> None:
+    """A worker process: play ``job``'s matches, journal them, report on ``events``."""
+    die_with_parent(parent)
+    from arena.games import resolve_games
+    from arena.roster import parse_roster
+    from arena.tournament.journal import write_journal_line
+
+    roster = parse_roster(job.roster)
+    games = resolve_games(list(job.games))
+    wanted = set(job.match_ids)
+    pending = [m for m in tournament_schedule(roster, games, job.runs) if m.match_id in wanted]
+    folder = Path(job.folder)
+    cache = ResponseCache(folder / "cache.sqlite", offline=job.offline)
+    journal_path = folder / f"journal.w{job.worker}.jsonl"
+    try:
+        with open(journal_path, "a", encoding="utf-8") as journal:
+
+            class ShardCorpus:
+                def append(self, row: Record, moves: list[Record]) -> None:
+                    write_journal_line(journal, row, moves)
+
+            def on_match(row: Record, moves: list[Record]) -> None:
+                events.put(("match", len(moves)))
+
+            async def main() -> tuple[int, dict[str, str]]:
+                rng = random.Random(derive_seed(job.seed, job.worker))
+                lineup = build_lineup(roster, cache, rng, job.environ, share=job.workers)
+                for player in lineup.players.values():
+                    if player.stopped:
+                        lineup.stopped[player.name] = player.stopped
+                try:
+                    count = await play_all(
+                        pending,
+                        lineup,
+                        ShardCorpus(),
+                        job.parallel,
+                        on_match,
+                    )
+                finally:
+                    await lineup.aclose()
+                return count, lineup.stopped
+
+            skipped, stopped = asyncio.run(main())
+        events.put(("done", job.worker, skipped, stopped, cache.hits, cache.misses))
+    except BaseException as exc:  # report, then let the parent decide
+        events.put(("failed", job.worker, f"{type(exc).__name__}: {exc}"))
+        raise
+    finally:
+        cache.close()
+
+
+def play_sharded(
+    roster: Roster,
+    games: Sequence[Game],
+    runs: int,
+    corpus: Corpus,
+    pending: list[ScheduledMatch],
+    workers: int,
+    parallel: int,
+    offline: bool,
+    environ: dict[str, str] | None,
+    seed: int,
+    on_progress: Callable[[int], None],
+) -> tuple[int, dict[str, str], int, int]:
+    """Play ``pending`` in ``workers`` processes (matches dealt round-robin); return (skipped,
+    stopped players, cache hits, cache misses).  The corpus is reloaded afterwards."""
+    import multiprocessing
+    import queue as queues
+
+    from arena.roster import roster_json
+
+    context = multiprocessing.get_context("spawn")
+    events = context.Queue()
+    data = json.loads(roster_json(roster))
+    tokens = tuple(g.token for g in games)
+    processes = []
+    for k in range(workers):
+        share = tuple(m.match_id for m in pending[k::workers])
+        job = ShardJob(
+            data, tokens, runs, str(corpus.folder), k, workers, share,
+            max(1, -(-parallel // workers)), offline, environ, seed,
+        )  # fmt: skip
+        process = context.Process(target=play_shard, args=(job, events, os.getpid()))
+        process.start()
+        processes.append(process)
+    skipped, hits, misses = 0, 0, 0
+    stopped: dict[str, str] = {}
+    finished: set[int] = set()
+    failures: list[str] = []
+    try:
+        while len(finished) < workers:
+            try:
+                event = events.get(timeout=0.5)
+            except queues.Empty:
+                for k, process in enumerate(processes):
+                    if k not in finished and process.exitcode is not None:
+                        finished.add(k)
+                        failures.append(f"worker {k} exited with status {process.exitcode}")
+                continue
+            if event[0] == "match":
+                on_progress(event[1])
+            elif event[0] == "done":
+                finished.add(event[1])
+                skipped += event[2]
+                stopped.update(event[3])
+                hits += event[4]
+                misses += event[5]
+            elif event[0] == "failed":
+                finished.add(event[1])
+                failures.append(f"worker {event[1]}: {event[2]}")
+    finally:
+        for process in processes:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        corpus.reload()
+    if failures:
+        raise RuntimeError("; ".join(failures))
+    return skipped, stopped, hits, misses

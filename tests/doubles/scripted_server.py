@@ -1,0 +1,262 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests, benchmarks and demos.
+
+It speaks just enough HTTP/1.1 (keep-alive, ``Content-Length`` bodies) to serve
+``POST /v1/chat/completions`` and ``GET /v1/models``, and answers each request from a *script*:
+a function of the request that returns an ``Answer``.  An answer can be a normal completion, an
+HTTP error with headers (``429`` with ``Retry-After``), a stall past the client's timeout, a
+connection reset, an empty or truncated body, prose, or an illegal action, so that the harness
+meets every fault of the issue without any network beyond the loopback interface.
+
+The default script plays a legal action: it reads the menu from the last user message (the
+per-turn prompt ends with ``Legal actions: [...]``) and answers ``{"action": <first>}``.
+
+Run it in-process with ``ScriptedServer(script).start()`` (a thread with its own event loop)
+or as a process: ``python -m tests.doubles.scripted_server --delay-ms 200`` prints its URL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import socket
+import struct
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+HOST = "127.0.0.1"
+_MENU = re.compile(r"Legal actions: (\[.*\])")
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the server received (headers with lower-case names)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    number: int
+
+
+@dataclass(frozen=True)
+class Answer:
+    """How to answer one request (see the module docstring)."""
+
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    reset: bool = False
+
+
+def legal_menu(request: Request) -> list[str]:
+    """The legal actions of the last user message of a chat request (empty if none)."""
+    messages = request.body.get("messages", []) if isinstance(request.body, dict) else []
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            found = _MENU.search(str(message.get("content", "")))
+            if found:
+                menu = json.loads(found.group(1))
+                return [str(a) for a in menu]
+    # a rethink's feedback message has no menu: look further back
+    for message in reversed(messages):
+        found = _MENU.search(str(message.get("content", "")))
+        if found:
+            return [str(a) for a in json.loads(found.group(1))]
+    return []
+
+
+def completion(content: str | None, prompt_tokens: int = 100, completion_tokens: int = 8) -> Answer:
+    """A 200 chat-completions reply whose message says ``content``."""
+    body = {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "model": "scripted",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+    return Answer(200, json.dumps(body).encode())
+
+
+def first_legal(request: Request) -> Answer:
+    """The default script: answer the first legal action."""
+    menu = legal_menu(request)
+    return completion(json.dumps({"action": menu[0] if menu else "check"}))
+
+
+Script = Callable[[Request], Answer]
+
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
+
+
+class ScriptedServer:
+    """The server (see the module docstring); ``requests`` records what it received."""
+
+    def __init__(self, script: Script = first_legal, delay_s: float = 0.0) -> None:
+        self.script = script
+        self.delay_s = delay_s
+        self.requests: list[Request] = []
+        self.port = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.base_events.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._count = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}/v1"
+
+    def start(self) -> ScriptedServer:
+        self._thread = threading.Thread(target=self._run, name="scripted-server", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("scripted server did not start")
+        return self
+
+    def stop(self) -> None:
+        loop = self._loop
+        if loop is not None and self._server is not None and loop.is_running():
+            done = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
+            done.result(10)
+            loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(10)
+
+    async def _shutdown(self) -> None:
+        """Close the listener and every open connection's handler before the loop stops."""
+        assert self._server is not None
+        self._server.close()
+        current = asyncio.current_task()
+        handlers = [t for t in asyncio.all_tasks() if t is not current]
+        for task in handlers:
+            task.cancel()
+        await asyncio.gather(*handlers, return_exceptions=True)
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        asyncio.set_event_loop(loop)
+        self._server = loop.run_until_complete(
+            asyncio.start_server(self.handle, HOST, 0, backlog=1024)
+        )
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            loop.close()
+
+    async def serve_forever(self, port: int = 0) -> None:
+        """Serve in the current event loop (the process entry point)."""
+        server = await asyncio.start_server(self.handle, HOST, port, backlog=1024)
+        self.port = server.sockets[0].getsockname()[1]
+        print(self.url, flush=True)
+        async with server:
+            await server.serve_forever()
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode("latin-1").split("\r\n")
+                method, path, _ = lines[0].split(" ", 2)
+                headers = {}
+                for line in lines[1:]:
+                    if ":" in line:
+                        name, value = line.split(":", 1)
+                        headers[name.strip().lower()] = value.strip()
+                length = int(headers.get("content-length", "0"))
+                raw = await reader.readexactly(length) if length else b""
+                try:
+                    body = json.loads(raw) if raw else None
+                except json.JSONDecodeError:
+                    body = None
+                self._count += 1
+                request = Request(method, path, headers, body, self._count)
+                self.requests.append(request)
+                if method == "GET" and path.rstrip("/").endswith("/models"):
+                    answer = Answer(200, b'{"object": "list", "data": [{"id": "scripted"}]}')
+                else:
+                    answer = self.script(request)
+                delay = answer.delay_s + self.delay_s
+                if delay:
+                    await asyncio.sleep(delay)
+                if answer.reset:
+                    sock = writer.get_extra_info("socket")
+                    if sock is not None:
+                        sock.setsockopt(
+                            socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                        )
+                    writer.transport.abort()
+                    return
+                reason = _REASONS.get(answer.status, "Status")
+                extra = "".join(f"{k}: {v}\r\n" for k, v in answer.headers.items())
+                writer.write(
+                    f"HTTP/1.1 {answer.status} {reason}\r\ncontent-type: application/json\r\n"
+                    f"content-length: {len(answer.body)}\r\n{extra}\r\n".encode("latin-1")
+                    + answer.body
+                )
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
+            pass
+        except asyncio.CancelledError:
+            writer.transport.abort()
+            raise
+        finally:
+            if not writer.is_closing():
+                writer.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--delay-ms", type=float, default=0.0, help="added to every answer")
+    args = parser.parse_args(argv)
+    server = ScriptedServer(first_legal, delay_s=args.delay_ms / 1000.0)
+    server.requests = _Discard()
+    try:
+        asyncio.run(server.serve_forever(args.port))
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+class _Discard(list[Request]):
+    """A request log that keeps nothing (a long-running server must not grow)."""
+
+    def append(self, item: Request) -> None:
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
