@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from arena.games import resolve_game
+from arena.parallel import process_pool
 from assets.metadata import image_metadata, markdown_table
 from assets.partitions import BENCHMARK_GAMES
 from assets.resources import RunProfile
@@ -79,7 +80,8 @@ def screening_axes(
                 f"~{(total - done) / max(rate, 1e-9):.0f}s left)"
             )
 
-    rows = list(screen_games(games, budget, config.seed, progress=progress))
+    with process_pool() as pool:
+        rows = list(screen_games(games, budget, config.seed, pool=pool, progress=progress))
     seconds = time.perf_counter() - started
     frame = pd.DataFrame(rows, columns=["seed", *SCREENING_AXES])
     frame.insert(1, "spec_hash", list(accepted_games["spec_hash"]))
@@ -227,7 +229,8 @@ def axis_scores(
             last[0] = now
             context.log.info(f"{token}: {stage} {done}/{total} ({now - started:.0f}s)")
 
-    report = compute_with_rerun(spec, budget, config.seed, progress=progress)
+    with process_pool() as pool:
+        report = compute_with_rerun(spec, budget, config.seed, pool=pool, progress=progress)
     data = report.to_dict()
     frame = pd.DataFrame([axis_row(token, spec, selected, data)])
     table = pd.DataFrame(

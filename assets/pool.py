@@ -14,6 +14,7 @@ from typing import Any
 import dagster as dg
 import pandas as pd
 
+from arena.parallel import process_pool
 from assets.metadata import image_metadata, markdown_table
 from assets.resources import RunProfile
 from engines.gbg import ENGINE_VERSION, GameSpec, consistency_errors, rulebook
@@ -47,16 +48,18 @@ def seed_pool(context: dg.AssetExecutionContext, profile: RunProfile) -> dg.Outp
                 f"({sampled / (now - started):.1f} seeds/s)"
             )
 
-    for verdict in screen(
-        chosen.seed_start,
-        chosen.max_accepted,
-        config,
-        max_seeds=chosen.seed_count,
-        progress=progress,
-    ):
-        verdict["reasons"] = ",".join(verdict["reasons"])
-        verdict["repairs"] = json.dumps(verdict.get("repairs", []))
-        rows.append(verdict)
+    with process_pool() as pool:
+        for verdict in screen(
+            chosen.seed_start,
+            chosen.max_accepted,
+            config,
+            pool=pool,
+            max_seeds=chosen.seed_count,
+            progress=progress,
+        ):
+            verdict["reasons"] = ",".join(verdict["reasons"])
+            verdict["repairs"] = json.dumps(verdict.get("repairs", []))
+            rows.append(verdict)
     summary = summarise(
         [{**r, "reasons": [x for x in r["reasons"].split(",") if x]} for r in rows],
         time.perf_counter() - started,

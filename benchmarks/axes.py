@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from arena.parallel import process_pool
 from engines.axes.budgets import axis_budget, screening_budget
 from engines.axes.compute import compute_with_rerun
 from engines.axes.diagnostics import AXES, benchmark_diagnostics
@@ -63,7 +64,8 @@ def pool_games(out: Path, target: int) -> tuple[list[tuple[int, str]], dict[str,
     cached = _load(path)
     if cached is None:
         started = time.perf_counter()
-        verdicts, summary = run_pool(0, target, workers=2)
+        with process_pool(2) as pool:
+            verdicts, summary = run_pool(0, target, pool=pool)
         games = [(v["seed"], v["spec_json"]) for v in verdicts if v["accepted"]]
         cached = {
             "games": games,
@@ -91,7 +93,8 @@ def screening(out: Path, games: list[tuple[int, str]], sample: int | None) -> di
                 last[0] = now
                 _log(f"screening {done}/{total} ({done / (now - started):.2f} games/s)")
 
-        rows = list(screen_games(chosen, budget, 0, workers=2, progress=progress))
+        with process_pool(2) as pool:
+            rows = list(screen_games(chosen, budget, 0, pool=pool, progress=progress))
         seconds = time.perf_counter() - started
         cached = {
             "rows": rows,
@@ -125,7 +128,8 @@ def axes_for(out: Path, seeds: list[int], specs: dict[int, str], budget_name: st
             continue
         load = os.getloadavg()[0]
         started = time.perf_counter()
-        report = compute_with_rerun(GameSpec.from_json(specs[seed]), budget, 0)
+        with process_pool() as pool:
+            report = compute_with_rerun(GameSpec.from_json(specs[seed]), budget, 0, pool=pool)
         row = {
             "seed": seed,
             "wall_seconds": time.perf_counter() - started,

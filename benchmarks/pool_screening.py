@@ -14,6 +14,7 @@ import argparse
 import json
 import time
 
+from arena.parallel import process_pool
 from engines.gbg.seed_pool import run_pool
 
 
@@ -27,7 +28,8 @@ def main() -> None:
 
     report: dict[str, object] = {}
     for workers in (1, 2):
-        _, summary = run_pool(0, args.sample, workers=workers, max_seeds=args.sample)
+        with process_pool(workers) as pool:
+            _, summary = run_pool(0, args.sample, pool=pool, max_seeds=args.sample)
         report[f"seeds_per_second_{workers}_workers"] = summary["seeds_per_second"]
         report["sample_acceptance_rate"] = summary["acceptance_rate"]
     rate = float(report["seeds_per_second_2_workers"])  # type: ignore[arg-type]
@@ -37,7 +39,8 @@ def main() -> None:
     report["projected_seconds"] = seeds_needed / rate
     if args.full:
         t0 = time.perf_counter()
-        _, summary = run_pool(0, args.target, workers=2)
+        with process_pool(2) as pool:
+            _, summary = run_pool(0, args.target, pool=pool)
         report["full"] = {**summary, "wall_seconds": time.perf_counter() - t0}
     if args.json:
         print(json.dumps(report, indent=2))

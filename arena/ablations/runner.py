@@ -395,7 +395,7 @@ def game_axes(
     out: dict[str, Mapping[str, float]] = {}
     for game in games:
         known = (given or {}).get(game.token)
-        out[game.token] = known if known else compute_axes(game.spec, budget, seed, workers=1).axes
+        out[game.token] = known if known else compute_axes(game.spec, budget, seed).axes
     return out
 
 

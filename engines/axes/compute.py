@@ -11,7 +11,8 @@
    over deals; chip-valued scores divided by STD_g; the four averaged over seats) and their
    diagnostics.
 
-Tasks run on a process pool (both cores by default) or in this process (``workers=1``); every
+Tasks go to the ``TaskPool`` the caller hands in (``arena.parallel.process_pool``: both cores by
+default) or run in this process (no pool); every
 task draws only from seeds derived from ``seed`` and its own identity, so the numbers do not
 depend on the number of workers or on scheduling.  ``compute_with_rerun`` adds the rerun
 diagnostic: the axes again at about two-thirds of the budget from an independent seed (a new
@@ -22,11 +23,8 @@ chip-valued axes are 0 and ``diagnostics["std_g_zero"]`` is true.
 from __future__ import annotations
 
 import math
-import multiprocessing
-import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +49,7 @@ from engines.axes.state_space import StateSpace, state_space
 from engines.axes.temporal import temporal_share
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
+from engines.tasks import InlinePool, TaskPool, TaskResult
 
 AXES_VERSION = "1"
 """Bumped whenever a change to this package changes the numbers the axes produce."""
@@ -168,48 +167,19 @@ def _info_task(
     return seat, diffs, stats
 
 
-# --- running tasks --------------------------------------------------------------------------
-
-
-class _Runner:
-    """Runs tasks on an executor, or in this process when there is none."""
-
-    def __init__(self, executor: Executor | None) -> None:
-        self.executor = executor
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
-        if self.executor is not None:
-            return self.executor.submit(fn, *args)
-        future: Future[Any] = Future()
-        future.set_result(fn(*args))
-        return future
-
-
-def default_workers() -> int:
-    """Both cores (at most two: the machine's budget); one inside a daemonic process (e.g. a
-    Dask worker), which may not start children and whose cluster provides the parallelism."""
-    if multiprocessing.current_process().daemon:
-        return 1
-    return max(1, min(2, os.cpu_count() or 1))
-
-
 def compute_axes(
     spec: GameSpec,
     budget: AxisBudget,
     seed: int = 0,
     *,
-    workers: int | None = None,
-    executor: Executor | None = None,
+    pool: TaskPool | None = None,
     progress: Progress | None = None,
 ) -> AxisReport:
     """The five axes of ``spec`` at ``budget`` (see the module docstring)."""
-    if executor is None and (workers or default_workers()) > 1:
-        with ProcessPoolExecutor(max_workers=workers or default_workers()) as pool:
-            return compute_axes(spec, budget, seed, executor=pool, progress=progress)
     started = time.perf_counter()
-    runner = _Runner(executor)
+    runner = pool or InlinePool()
     spec_json = spec.canonical_json()
-    n_workers = getattr(executor, "_max_workers", 1) if executor is not None else 1
+    n_workers = runner.workers
 
     # 1. State space and the ranking of the population.
     space_future = runner.submit(
@@ -234,7 +204,7 @@ def compute_axes(
     # 3. Replays and search deals.
     replay_seed = derive_seed(seed, 0xAC70)
     info_seed = derive_seed(seed, 0x1F00)
-    futures: list[Future[Any]] = []
+    futures: list[TaskResult[Any]] = []
     info_futures = [
         runner.submit(_info_task, spec_json, population, budget, info_seed, seat, index)
         for index in range(budget.info_opponents)
@@ -350,22 +320,17 @@ def compute_with_rerun(
     budget: AxisBudget,
     seed: int = 0,
     *,
-    workers: int | None = None,
-    executor: Executor | None = None,
+    pool: TaskPool | None = None,
     progress: Progress | None = None,
 ) -> AxisReport:
     """``compute_axes`` plus, if ``budget.rerun``, the rerun at ``budget.rerun_fraction``."""
-    if executor is None and (workers or default_workers()) > 1:
-        with ProcessPoolExecutor(max_workers=workers or default_workers()) as pool:
-            return compute_with_rerun(spec, budget, seed, executor=pool, progress=progress)
-    report = compute_axes(spec, budget, seed, executor=executor, workers=1, progress=progress)
+    report = compute_axes(spec, budget, seed, pool=pool, progress=progress)
     if budget.rerun:
         again = compute_axes(
             spec,
             budget.scaled(budget.rerun_fraction),
             rerun_seed(seed),
-            executor=executor,
-            workers=1,
+            pool=pool,
             progress=progress,
         )
         report.rerun = dict(again.axes)

@@ -32,11 +32,8 @@ the ``paper`` screening budget) and each a function of random play only:
 from __future__ import annotations
 
 import math
-import multiprocessing
-import os
 import random
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from functools import lru_cache
 from typing import Any
 
@@ -60,6 +57,7 @@ from engines.axes.worlds import replay_steps
 from engines.gbg.engine import CARD_EVENTS, PAIR_EVENTS, PUBLIC, State, new_deal
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
+from engines.tasks import InlinePool, TaskPool, TaskResult
 
 SCREENING_AXES = (
     "state_space",
@@ -251,19 +249,17 @@ def screen_games(
     budget: ScreeningBudget,
     seed: int = 0,
     *,
-    workers: int | None = None,
+    pool: TaskPool | None = None,
     chunk: int = 8,
     progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Screening axes for (game seed, spec JSON) pairs, yielded in input order.  Game ``g``
     draws from ``derive_seed(seed, g)``, so a row does not depend on the rest of the pool."""
-    workers = workers or max(1, min(2, os.cpu_count() or 1))
-    if multiprocessing.current_process().daemon:
-        workers = 1  # a daemonic worker (e.g. Dask's) may not start children
+    pool = pool or InlinePool()
     chunks = [list(games[i : i + chunk]) for i in range(0, len(games), chunk)]
     text = budget.model_dump_json()
     done = 0
-    if workers <= 1:
+    if pool.workers <= 1:
         for part in chunks:
             for row in _screen_chunk(part, text, seed):
                 done += 1
@@ -271,13 +267,12 @@ def screen_games(
                     progress(done, len(games))
                 yield row
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures: list[Future[list[dict[str, Any]]]] = [
-            pool.submit(_screen_chunk, part, text, seed) for part in chunks
-        ]
-        for future in futures:
-            for row in future.result():
-                done += 1
-                if progress:
-                    progress(done, len(games))
-                yield row
+    futures: list[TaskResult[list[dict[str, Any]]]] = [
+        pool.submit(_screen_chunk, part, text, seed) for part in chunks
+    ]
+    for future in futures:
+        for row in future.result():
+            done += 1
+            if progress:
+                progress(done, len(games))
+            yield row

@@ -2,27 +2,26 @@
 
 Screening a seed means generating its game (a generator failure is recorded as a rejection,
 never raised), running the acceptance filter, and summarising the game: its hash, rulebook
-length, repairs and features.  ``screen`` streams verdicts in seed order from a process pool
-(both cores by default) and keeps only a bounded window of work in flight, so the paper-scale
+length, repairs and features.  ``screen`` streams verdicts in seed order from a task pool
+(``engines.tasks``: in this process, or the harness's worker processes) and keeps only a bounded
+window of work in flight, so the paper-scale
 pool never sits in memory.  The result depends only on (start, target, config, settings): the
 pool stops at the seed that brings the N-th acceptance, whatever the scheduling.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
 from engines.gbg.acceptance import AcceptanceSettings, evaluate
 from engines.gbg.generator import GenerationConfig, generate
 from engines.gbg.rulebook import consistency_errors, rulebook
 from engines.gbg.spec import GameSpec
+from engines.tasks import InlinePool, TaskPool, TaskResult
 
 FEATURES = (
     "auction",
@@ -96,7 +95,8 @@ def screen(
     target: int,
     config: GenerationConfig | None = None,
     settings: AcceptanceSettings | None = None,
-    workers: int | None = None,
+    *,
+    pool: TaskPool | None = None,
     max_seeds: int | None = None,
     chunk: int = 8,
     progress: Callable[[int, int], None] | None = None,
@@ -105,11 +105,8 @@ def screen(
     ``max_seeds`` were screened).  ``progress(sampled, accepted)`` is called as results come."""
     config = config or GenerationConfig()
     settings = settings or AcceptanceSettings()
-    workers = workers or min(2, os.cpu_count() or 1)
-    if multiprocessing.current_process().daemon:
-        # Inside a daemonic worker (e.g. a Dask worker) no child processes may start: the
-        # cluster provides the parallelism, so screen in this process.
-        workers = 1
+    pool = pool or InlinePool()
+    workers = pool.workers
     limit = max_seeds if max_seeds is not None else 50 * max(target, 1) + 1000
     cfg, sts = config.model_dump_json(), settings.model_dump_json()
     sampled = accepted = 0
@@ -126,27 +123,22 @@ def screen(
         return
     next_seed = start
     end = start + limit
-    in_flight: list[Future[list[dict[str, Any]]]] = []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        try:
-            while True:
-                while len(in_flight) < 4 * workers and next_seed < end:
-                    seeds = list(range(next_seed, min(end, next_seed + chunk)))
-                    in_flight.append(pool.submit(_screen_chunk, seeds, cfg, sts))
-                    next_seed += len(seeds)
-                if not in_flight:
-                    return
-                for verdict in in_flight.pop(0).result():
-                    sampled += 1
-                    accepted += verdict["accepted"]
-                    if progress:
-                        progress(sampled, accepted)
-                    yield verdict
-                    if accepted >= target:
-                        return
-        finally:
-            for fut in in_flight:
-                fut.cancel()
+    in_flight: list[TaskResult[list[dict[str, Any]]]] = []
+    while True:
+        while len(in_flight) < 4 * workers and next_seed < end:
+            seeds = list(range(next_seed, min(end, next_seed + chunk)))
+            in_flight.append(pool.submit(_screen_chunk, seeds, cfg, sts))
+            next_seed += len(seeds)
+        if not in_flight:
+            return
+        for verdict in in_flight.pop(0).result():
+            sampled += 1
+            accepted += verdict["accepted"]
+            if progress:
+                progress(sampled, accepted)
+            yield verdict
+            if accepted >= target:
+                return
 
 
 def summarise(verdicts: list[dict[str, Any]], seconds: float) -> dict[str, Any]:

@@ -37,6 +37,7 @@ def register(subparsers: Any) -> None:
 
 def axes_command(args: argparse.Namespace) -> int:
     from arena.games import resolve_game
+    from arena.parallel import process_pool
     from engines.axes.budgets import axis_budget
     from engines.axes.compute import compute_axes, compute_with_rerun
 
@@ -60,18 +61,17 @@ def axes_command(args: argparse.Namespace) -> int:
             last[0] = now
             print(line, file=sys.stderr, flush=True)
 
-    if args.rerun:
-        report = compute_with_rerun(
-            spec, budget, args.axis_seed, workers=args.workers, progress=progress
-        )
-    else:
-        report = compute_axes(
-            spec,
-            budget.model_copy(update={"rerun": False}),
-            args.axis_seed,
-            workers=args.workers,
-            progress=progress,
-        )
+    with process_pool(args.workers) as pool:
+        if args.rerun:
+            report = compute_with_rerun(spec, budget, args.axis_seed, pool=pool, progress=progress)
+        else:
+            report = compute_axes(
+                spec,
+                budget.model_copy(update={"rerun": False}),
+                args.axis_seed,
+                pool=pool,
+                progress=progress,
+            )
     if tty:
         print(file=sys.stderr)
     data = {

@@ -84,6 +84,7 @@ def load_config(path: Path) -> Any:
 
 
 def screen_command(args: argparse.Namespace) -> int:
+    from arena.parallel import process_pool
     from engines.gbg.acceptance import AcceptanceSettings
     from engines.gbg.generator import GenerationConfig
     from engines.gbg.seed_pool import screen, summarise
@@ -113,19 +114,20 @@ def screen_command(args: argparse.Namespace) -> int:
     verdicts = []
     sink = args.verdicts.open("w", encoding="utf-8") if args.verdicts else None
     try:
-        for verdict in screen(
-            args.start,
-            args.count,
-            config,
-            settings,
-            workers=args.workers,
-            max_seeds=args.max_seeds,
-            progress=progress,
-        ):
-            verdict.pop("spec_json", None)
-            verdicts.append(verdict)
-            if sink:
-                sink.write(json.dumps(verdict) + "\n")
+        with process_pool(args.workers) as pool:
+            for verdict in screen(
+                args.start,
+                args.count,
+                config,
+                settings,
+                pool=pool,
+                max_seeds=args.max_seeds,
+                progress=progress,
+            ):
+                verdict.pop("spec_json", None)
+                verdicts.append(verdict)
+                if sink:
+                    sink.write(json.dumps(verdict) + "\n")
     finally:
         if sink:
             sink.close()

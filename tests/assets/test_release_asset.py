@@ -32,7 +32,7 @@ from tests.support import ProjectEnv
 def seed_pool_table() -> pd.DataFrame:
     """Seeds 0-5 screened as the seed_pool asset stores them (0, 4 and 5 are accepted)."""
     config = GenerationConfig()
-    rows = list(screen(0, 3, config, workers=1))
+    rows = list(screen(0, 3, config))
     for row in rows:
         row["reasons"] = ",".join(row["reasons"])
         row["repairs"] = json.dumps(row.get("repairs", []))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 
+from arena.parallel import process_pool
 from engines.axes.budgets import axis_budget
 from engines.axes.compute import AxisReport, compute_axes, compute_with_rerun
 from engines.axes.diagnostics import AXES
@@ -25,17 +26,18 @@ def _numbers(report: AxisReport) -> str:
 
 def test_repeated_runs_with_the_same_seeds_give_identical_numbers() -> None:
     spec = presets.example4643()
-    first = compute_axes(spec, BUDGET, seed=5, workers=1)
-    second = compute_axes(spec, BUDGET, seed=5, workers=1)
-    pooled = compute_axes(spec, BUDGET, seed=5, workers=2)  # two processes, same numbers
+    first = compute_axes(spec, BUDGET, seed=5)
+    second = compute_axes(spec, BUDGET, seed=5)
+    with process_pool(2) as pool:  # two processes, same numbers
+        pooled = compute_axes(spec, BUDGET, seed=5, pool=pool)
     assert _numbers(second) == _numbers(first)
     assert _numbers(pooled) == _numbers(first)
-    different = compute_axes(spec, BUDGET, seed=6, workers=1)
+    different = compute_axes(spec, BUDGET, seed=6)
     assert different.axes != first.axes
 
 
 def test_the_report_has_the_five_axes_and_their_diagnostics() -> None:
-    report = compute_axes(presets.leduc(), BUDGET, seed=0, workers=1)
+    report = compute_axes(presets.leduc(), BUDGET, seed=0)
     data = json.loads(json.dumps(report.to_dict()))  # JSON-ready
     assert list(data["axes"]) == list(AXES)
     assert all(isinstance(v, float) for v in data["axes"].values())
@@ -56,7 +58,7 @@ def test_the_rerun_is_an_independent_draw_at_two_thirds_of_the_budget() -> None:
     budget = BUDGET.model_copy(update={"rerun": True, "decisions_per_seat": 9})
     scaled = budget.scaled(budget.rerun_fraction)
     assert scaled.decisions_per_seat == 6 and scaled.info_deals == 4 and not scaled.rerun
-    report = compute_with_rerun(presets.kuhn(), budget, seed=0, workers=1)
+    report = compute_with_rerun(presets.kuhn(), budget, seed=0)
     assert report.rerun is not None and list(report.rerun) == list(AXES)
     assert report.rerun != report.axes
     assert "rerun" in report.to_dict()

@@ -29,7 +29,7 @@ _CACHE: dict[tuple[str, int], AxisReport] = {}
 def axes_of(spec: GameSpec, seed: int = 0) -> AxisReport:
     key = (spec.spec_hash, seed)
     if key not in _CACHE:
-        _CACHE[key] = compute_axes(spec, BUDGET, seed, workers=1)
+        _CACHE[key] = compute_axes(spec, BUDGET, seed)
     return _CACHE[key]
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from constructed_games import bet_game, peek_game
 
+from arena.parallel import process_pool
 from engines.axes.budgets import screening_budget
 from engines.axes.diagnostics import (
     combine_seats,
@@ -51,11 +52,12 @@ def test_screening_axes_see_cards_that_matter_and_moves_that_do_not() -> None:
 
 def test_screening_a_pool_does_not_depend_on_workers_or_neighbours() -> None:
     games = [(seed, generate(seed).canonical_json()) for seed in (0, 4, 5, 7)]
-    alone = list(screen_games(games, QUICK, seed=9, workers=1, chunk=3))
-    pooled = list(screen_games(games, QUICK, seed=9, workers=2, chunk=1))
+    alone = list(screen_games(games, QUICK, seed=9, chunk=3))
+    with process_pool(2) as pool:  # two processes, same rows
+        pooled = list(screen_games(games, QUICK, seed=9, pool=pool, chunk=1))
     assert alone == pooled
     assert [r["seed"] for r in alone] == [0, 4, 5, 7]
-    single = list(screen_games(games[2:3], QUICK, seed=9, workers=1))
+    single = list(screen_games(games[2:3], QUICK, seed=9))
     assert single[0] == alone[2]
 
 

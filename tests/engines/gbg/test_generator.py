@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.parallel import process_pool
 from engines.gbg import consistency_errors, rulebook
 from engines.gbg.acceptance import AcceptanceSettings, evaluate
 from engines.gbg.conformance import check_conformance
@@ -99,7 +100,8 @@ def test_every_feature_is_drawn() -> None:
 
 @pytest.mark.slow
 def test_accepted_games_conform_and_have_consistent_rulebooks() -> None:
-    verdicts, summary = run_pool(0, 200, workers=2)
+    with process_pool(2) as pool:
+        verdicts, summary = run_pool(0, 200, pool=pool)
     assert summary["accepted"] == 200
     for verdict in verdicts:
         if not verdict["accepted"]:

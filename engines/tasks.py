@@ -1,0 +1,56 @@
+"""Where independent pieces of work run: the science says what may run apart, the harness where.
+
+The pool screen, the screening axes and the axes of one game split their work into tasks whose
+results do not depend on where or in which order they run (every task draws from seeds derived
+from the run seed and its own identity).  They submit those tasks to a ``TaskPool``.  The pure
+science only ever runs them here, one after another (``InlinePool``); the harness
+(``arena.parallel.process_pool``) hands in a pool of worker processes, so that ``engines/``
+starts no process itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class TaskResult(Protocol[T_co]):
+    """The outcome of a submitted task (a ``concurrent.futures.Future`` is one)."""
+
+    def result(self) -> T_co: ...
+
+
+class TaskPool(Protocol):
+    """Something that runs ``fn(*args)`` somewhere and says how many tasks it runs at once."""
+
+    @property
+    def workers(self) -> int: ...
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> TaskResult[T]: ...
+
+
+class Done:
+    """A task that has already run: its value (or the exception it raised, raised again)."""
+
+    def __init__(self, value: Any = None, error: BaseException | None = None) -> None:
+        self.value, self.error = value, error
+
+    def result(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+class InlinePool:
+    """Runs every task at once, in this process, when it is submitted (one worker)."""
+
+    workers = 1
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> TaskResult[T]:
+        try:
+            return Done(fn(*args))
+        except Exception as exc:  # raised again by ``result()``, as a Future would
+            return Done(error=exc)
