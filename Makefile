@@ -1,6 +1,7 @@
 # GENSTRAT: two commands on a fresh machine.
 #   make run   - create .venv if missing, install pinned dependencies, materialize the main job (demo profile)
-#   make test  - same set-up, then ruff, mypy (engines/) and the whole test suite
+#   make test  - same set-up, then ruff, mypy, the import contracts and the whole test suite
+#   make check - the fast lane: ruff, mypy, the import contracts and the fast tests (< 3 minutes)
 #   make ui    - the Dagster UI on http://127.0.0.1:3000
 SHELL := /bin/bash
 PYTHON ?= python3.11
@@ -11,7 +12,7 @@ export DAGSTER_HOME := $(CURDIR)/.dagster_home
 export GENSTRAT_DATA := $(CURDIR)/data
 export PYTHONHASHSEED := 0
 
-.PHONY: install run test ui lint typecheck pytest bench clean browser local-llm
+.PHONY: install run test check ui lint typecheck contracts pytest pytest-fast bench clean browser local-llm
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=/path/to/python3.11'" >&2; exit 1; }
@@ -31,7 +32,11 @@ install: $(STAMP) $(DAGSTER_HOME)/dagster.yaml
 run: install
 	$(BIN)/python -m pipelines.run_main
 
-test: install lint typecheck pytest
+test: install lint typecheck contracts pytest
+
+# The inner loop: everything but the tests marked slow (whole-graph runs, the local LLM, the UI
+# in Chromium, long tournaments), which `make test` still runs.
+check: install lint typecheck contracts pytest-fast
 
 lint: install
 	$(BIN)/ruff check .
@@ -39,6 +44,10 @@ lint: install
 
 typecheck: install
 	$(BIN)/mypy
+
+# Imports point one way and engines/ stays pure (pyproject.toml, [tool.importlinter]).
+contracts: install
+	$(BIN)/lint-imports --no-cache
 
 # Headless Chromium (Debian's package) for the end-to-end UI test; installed once if missing.
 browser:
@@ -73,7 +82,10 @@ pytest: install browser local-llm
 	trap stop EXIT; trap 'exit 130' INT TERM; \
 	$(BIN)/python tools/local_llm.py start --state-dir "$$state" >/dev/null || exit 1; \
 	echo "local LLM server: $$(cat "$$state/url")"; \
-	GENSTRAT_LOCAL_LLM_URL="$$(cat "$$state/url")" $(BIN)/pytest -q
+	GENSTRAT_LOCAL_LLM_URL="$$(cat "$$state/url")" $(BIN)/pytest -q $(PYTEST_ARGS)
+
+pytest-fast: install
+	$(BIN)/pytest -q -m "not slow" $(PYTEST_ARGS)
 
 ui: install
 	$(BIN)/dagster dev -h 127.0.0.1 -p 3000 -w workspace.yaml

@@ -89,6 +89,7 @@ def test_ablations_materialize_with_a_scripted_local_model(tmp_path: Path) -> No
     assert (tmp_path / "ablations" / "cache.sqlite").exists()
 
 
+@pytest.mark.slow
 def test_every_ablation_lands_in_the_asset_with_the_local_model(tmp_path: Path) -> None:
     """The real local model (SmolLM2-135M, started by `make pytest`) as players at two token
     budgets, author and judge: both arms, the thinking budget, the judge's association and

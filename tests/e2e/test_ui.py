@@ -22,6 +22,8 @@ import pytest
 
 from tests.support import REPO_ROOT, ProjectEnv
 
+pytestmark = pytest.mark.slow  # make test runs it; make check leaves it out
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 QUERY = """
 {

@@ -23,6 +23,7 @@ def run_main(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.timeout(1900)
+@pytest.mark.slow
 def test_run_main_materializes_the_demo_graph_and_publishes_a_release(
     project_env: ProjectEnv,
 ) -> None:

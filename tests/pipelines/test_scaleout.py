@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dagster as dg
 import pandas as pd
+import pytest
 
 from pipelines.scaleout import local_cluster_config, scaleout_job
 from tests.support import ProjectEnv
 
 
+@pytest.mark.slow
 def test_pool_stage_runs_on_a_local_dask_cluster(project_env: ProjectEnv) -> None:
     selection = [
         dg.AssetKey("reference_games"),

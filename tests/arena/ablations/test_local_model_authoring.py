@@ -22,6 +22,8 @@ from arena.roster import parse_roster
 from arena.tournament.runner import build_lineup
 from engines.gbg import presets
 
+pytestmark = pytest.mark.slow  # make test runs it; make check leaves it out
+
 URL_ENV = "GENSTRAT_LOCAL_LLM_URL"
 
 

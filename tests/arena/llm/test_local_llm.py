@@ -24,6 +24,8 @@ from arena.roster import parse_roster
 from arena.tournament.journal import MATCHES, MOVES
 from arena.tournament.runner import run_tournament
 
+pytestmark = pytest.mark.slow  # make test runs it; make check leaves it out
+
 URL_ENV = "GENSTRAT_LOCAL_LLM_URL"
 
 
