@@ -77,6 +77,22 @@ OPTIONAL_KINDS = (
 )
 
 
+def _declared_max(model: type[BaseModel], field: str) -> int:
+    """The largest value ``model.field`` accepts (its ``le`` constraint)."""
+    for constraint in model.model_fields[field].metadata:
+        limit = getattr(constraint, "le", None)
+        if limit is not None:
+            return int(limit)
+    raise ValueError(f"{model.__name__}.{field} declares no maximum")
+
+
+# The caps whose scaled value a spec bounds: the complexity dial saturates at these.
+SPEC_LIMITS = {
+    "max_raise_cap": _declared_max(BettingPhase, "raise_cap"),
+    "max_hand": _declared_max(DealPhase, "count"),
+}
+
+
 class GenerationConfig(BaseModel):
     """Caps and feature rates of the generator.  Versioned and hashed; stored with every game.
 
@@ -122,9 +138,13 @@ class GenerationConfig(BaseModel):
         return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
 
     def cap(self, name: str) -> int:
-        """The cap ``name`` relaxed by the complexity dial (at least 1)."""
+        """The cap ``name`` relaxed by the complexity dial: at least 1, and at most what a spec
+        may declare (a raise cap above 6 or a deal of more than 7 cards is not a valid game, so
+        a high dial saturates there instead of producing invalid specs)."""
         value: int = getattr(self, name)
-        return max(1, round(value * self.complexity))
+        scaled = max(1, round(value * self.complexity))
+        limit = SPEC_LIMITS.get(name)
+        return scaled if limit is None else min(scaled, limit)
 
 
 class _Draw:
