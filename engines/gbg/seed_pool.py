@@ -49,6 +49,15 @@ def features(spec: GameSpec) -> dict[str, Any]:
     return out
 
 
+ERROR_CHARS = 300
+
+
+def error_line(exc: BaseException) -> str:
+    """An exception as one bounded line (a 10^6-card spec must not print megabytes)."""
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    return text if len(text) <= ERROR_CHARS else text[: ERROR_CHARS - 3] + "..."
+
+
 def screen_seed(
     seed: int, config: GenerationConfig, settings: AcceptanceSettings
 ) -> dict[str, Any]:
@@ -60,10 +69,19 @@ def screen_seed(
             "seed": seed,
             "accepted": False,
             "reasons": ["generator_error"],
-            "error": f"{type(exc).__name__}: {exc}",
+            "error": error_line(exc),
         }
-    verdict = evaluate(spec, settings, seed=seed)
-    text = rulebook(spec)
+    try:
+        verdict = evaluate(spec, settings, seed=seed)
+        text = rulebook(spec)
+    except Exception as exc:  # an engine failure in random play rejects the game, not the pool
+        return {
+            "seed": seed,
+            "accepted": False,
+            "reasons": ["engine_error"],
+            "error": f"engine_error: {error_line(exc)}",
+            "spec_hash": spec.spec_hash,
+        }
     gaps = consistency_errors(spec, text)
     reasons = list(verdict["reasons"]) + (["rulebook_inconsistent"] if gaps else [])
     figures = verdict["figures"]
