@@ -5,9 +5,10 @@ Layout, under the project's data folder (``$GENSTRAT_DATA``, else ``./data``)::
     <data>/<asset key path>.parquet                    an unpartitioned asset
     <data>/<asset key path>/<partition key>.parquet    one partition of a partitioned asset
 
-Writes are atomic: the table goes to a temporary file in the destination folder, is flushed to
-disk, and replaces the old file with ``os.replace``; a reader never sees half a file and a
-crashed write leaves the previous version in place.
+Writes are atomic (``arena.files.atomic_write``): the table goes to a temporary file in the
+destination folder, is flushed to disk, made readable by others (0644), and replaces the old
+file with ``os.replace``; a reader never sees half a file and a crashed write leaves the
+previous version in place.
 
 Reading a partitioned upstream asset returns a ``DataFrame`` when the consuming step is itself
 partitioned and maps to exactly one upstream partition; otherwise (an unpartitioned consumer,
@@ -16,15 +17,13 @@ or a mapping to several partitions) it returns ``dict[partition key, DataFrame]`
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
 import dagster as dg
 import pandas as pd
 
+from arena.files import atomic_write
 from assets.resources import ProjectPaths
 
 # Characters kept as they are in a partition key's file name; anything else is %-escaped so that
@@ -41,34 +40,8 @@ def partition_file_stem(partition_key: str) -> str:
 
 
 def write_parquet_atomically(frame: pd.DataFrame, path: Path) -> int:
-    """Write ``frame`` to ``path`` through a temporary file and ``os.replace``; return its size."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".tmp_{path.stem}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            frame.to_parquet(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
-        raise
-    _fsync_directory(path.parent)
-    return path.stat().st_size
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make a rename durable (POSIX); a no-op where directories cannot be opened."""
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    """Write ``frame`` to ``path`` atomically, mode 0644 (``arena.files``); return its size."""
+    return atomic_write(path, frame.to_parquet)
 
 
 class ParquetIOManager(dg.ConfigurableIOManager):

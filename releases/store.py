@@ -30,7 +30,6 @@ import fcntl
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +37,7 @@ from typing import Any
 
 import pandas as pd
 
+from arena.files import atomic_write_text
 from quality.attestation import file_sha256
 from quality.gates import GateResult
 from quality.redaction import redaction_scan
@@ -91,20 +91,9 @@ def read_index(store: Path) -> dict[str, Any]:
 
 
 def write_index(store: Path, index: Mapping[str, Any]) -> None:
-    """Replace ``index.json`` atomically by a fully written and fsynced copy."""
-    fd, tmp = tempfile.mkstemp(dir=store, prefix=".tmp_index.", suffix=".part")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(index, indent=2, sort_keys=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; the index is meant to be served
-        os.replace(tmp, store / INDEX)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _fsync_directory(store)
+    """Replace ``index.json`` atomically by a fully written, fsynced copy, readable by all (it is
+    meant to be served)."""
+    atomic_write_text(store / INDEX, json.dumps(index, indent=2, sort_keys=False) + "\n")
 
 
 def find_entry(index: Mapping[str, Any], release_id: str) -> dict[str, Any] | None:

@@ -25,11 +25,9 @@ agents, ``latency_s``).
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO
@@ -37,6 +35,7 @@ from typing import IO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from arena.files import atomic_write
 from engines.tournament.records import (
     DECIDED_STATUSES,
     MATCH_SCHEMA,
@@ -190,18 +189,9 @@ def read_journal(path: Path, repair: bool = False) -> dict[str, tuple[Record, li
 
 
 def write_table(rows: Iterable[Record], schema: pa.Schema, path: Path) -> None:
-    """Rows as a Parquet file with ``schema``, atomically (temporary file + ``os.replace``)."""
+    """Rows as a Parquet file with ``schema``, atomically and readable by others (0644)."""
     table = pa.Table.from_pylist(list(rows), schema=schema)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".part")
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, lambda handle: pq.write_table(table, handle))
 
 
 def table_rows(path: Path) -> list[Record]:
