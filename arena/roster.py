@@ -324,13 +324,69 @@ def load_roster(path: Path) -> Roster:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"cannot read roster {path}: {exc.strerror}") from None
+    if len(text) > MAX_ROSTER_CHARS:
+        raise ValueError(f"roster {path} is larger than {MAX_ROSTER_CHARS:,} characters")
     try:
-        data = yaml.safe_load(text)
+        data = bounded_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise ValueError(f"roster {path} is not valid YAML{where}") from None
+    except ValueError as exc:
+        raise ValueError(f"roster {path}: {exc}") from None
     return parse_roster(data, f"roster {path}", path.resolve().parent)
+
+
+MAX_ROSTER_CHARS = 1_000_000
+MAX_YAML_VALUES = 100_000
+MAX_YAML_DEPTH = 64
+
+
+def bounded_yaml(text: str) -> Any:
+    """``yaml.safe_load`` with bounds: at most ``MAX_YAML_VALUES`` values once aliases are
+    expanded (an alias bomb is refused before it is built), nesting at most ``MAX_YAML_DEPTH``
+    deep, no recursive alias; ``ValueError`` names the bound."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        raise ValueError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels") from None
+    if node is None:
+        return None
+    expanded: dict[int, int] = {}  # node id -> values it expands to
+    depth: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
+    open_nodes: set[int] = set()
+    while stack:
+        current, children_done = stack.pop()
+        key = id(current)
+        children = _children(current)
+        if children_done:
+            open_nodes.discard(key)
+            expanded[key] = 1 + sum(expanded[id(c)] for c in children)
+            depth[key] = 1 + max((depth[id(c)] for c in children), default=0)
+            if expanded[key] > MAX_YAML_VALUES:
+                raise ValueError(
+                    f"YAML aliases expand past {MAX_YAML_VALUES:,} values (an alias bomb?)"
+                )
+            if depth[key] > MAX_YAML_DEPTH:
+                raise ValueError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels")
+            continue
+        if key in expanded:
+            continue
+        if key in open_nodes:
+            raise ValueError("YAML alias refers to itself (a recursive structure)")
+        open_nodes.add(key)
+        stack.append((current, True))
+        stack.extend((child, False) for child in children if id(child) not in expanded)
+    return yaml.safe_load(text)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def roster_json(roster: Roster) -> str:

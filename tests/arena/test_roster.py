@@ -233,3 +233,41 @@ def test_a_program_fingerprint_follows_its_code_and_limits(tmp_path: Path) -> No
     assert fp(path="copy.py") == base  # the same code elsewhere plays the same
     (tmp_path / "programs" / "p.py").write_text(PROGRAM.replace("[0]", "[-1]"))
     assert fp() != base  # editing the program plays new matches
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+            + "".join(
+                f"{b}: &{b} [{', '.join(['*' + a] * 10)}]\n"
+                for a, b in zip("abcdefgh", "bcdefghi", strict=True)
+            )
+            + "players:\n  - {name: r, kind: builtin, agent: random, settings: {x: *i}}\n",
+            "aliases expand past 100,000 values",
+        ),
+        ("players: " + "[" * 200 + "]" * 200 + "\n", "nested deeper than 64 levels"),
+        ("players: &p [*p]\n", "refers to itself"),
+    ],
+)
+def test_hostile_yaml_is_refused_in_one_line_before_it_is_built(
+    tmp_path: Path, text: str, reason: str
+) -> None:
+    path = tmp_path / "roster.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError) as caught:
+        load_roster(path)
+    message = str(caught.value)
+    assert reason in message and "\n" not in message and str(path) in message
+
+
+def test_yaml_anchors_within_bounds_still_work(tmp_path: Path) -> None:
+    path = tmp_path / "roster.yaml"
+    path.write_text(
+        "players:\n"
+        "  - {name: a, kind: &k builtin, agent: &g random}\n"
+        "  - {name: b, kind: *k, agent: *g}\n"
+    )
+    roster = load_roster(path)
+    assert [p.name for p in roster.players] == ["a", "b"]
