@@ -50,12 +50,12 @@ from arena.programs.sandbox import Program, admit
 from arena.roster import ApiEntry, BuiltinEntry, parse_roster
 from arena.tournament.runner import build_lineup
 from engines.ablations.arms import disclosure_effect, efficiency_table, fit_lambda, run_margins
-from engines.ablations.resampling import Estimate
 from engines.ablations.thinking import thinking_budget
 from engines.agents.base import BuiltinPlayer, Player
 from engines.gbg.spec import GameSpec
 from engines.solve.best_response import respond, respond_both, uniform_policy
 from engines.solve.value import game_value
+from engines.stats.bootstrap import Estimate
 from engines.tournament.schedule import Game
 
 PROGRAMS = Path(__file__).with_name("programs")
