@@ -21,12 +21,13 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from arena.ablations.runner import AblationSettings, ablation_plot, leaderboard_alpha, run_ablations
+from arena.ablations.runner import AblationSettings, leaderboard_alpha, run_ablations
 from arena.roster import BuiltinEntry
 from assets.metadata import image_metadata, markdown_table
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import roster_from_table
 from assets.run_profiles import Profile, get_profile
+from engines.ablations.plots import ablation_plot
 from engines.stats.leaderboard import overall_leaderboard
 
 GROUP_NAME = "statistics"
@@ -146,7 +147,7 @@ def build_ablations(
         "games": ", ".join(settings.games),
         "matches": len(result.matches),
         "notes": "; ".join(result.notes) or "none",
-        "plot": image_metadata(ablation_plot(result), "ablations"),
+        "plot": image_metadata(ablation_plot(result.disclosure, result.thinking), "ablations"),
     }
     return summary, metadata
 

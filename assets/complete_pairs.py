@@ -4,8 +4,9 @@ Thin: ``engines.tournament.pairs.complete_pairs`` drops timeouts and errors and 
 whose two deals both completed, over every game's partition of ``match_corpus``; the counts of
 what was dropped and why are metadata.  This is the table the statistics stages fit.
 
-Blocking checks (release gates): both seats present in every run (two deals, seats swapped,
-one play seed), no duplicate match ids across games, and every model's parse-fallback rate over
+Blocking checks (release gates, from ``engines.tournament.corpus_checks`` as the release's own
+gates are): both seats present in every run (two deals, seats swapped, one play seed), no
+duplicate match ids across games, and every model's parse-fallback rate over
 the whole corpus within ``MAX_FALLBACK_RATE`` (the paper's worst model fell back on 0.33% of its
 moves; the bound is set at three times that, since a small corpus makes rates noisy).
 """
@@ -17,18 +18,11 @@ import pandas as pd
 
 from assets.metadata import markdown_table
 from assets.roster import GROUP_NAME
-from engines.tournament.pairs import (
-    PAPER_WORST_FALLBACK_RATE,
-    both_seats_problems,
-    duplicate_id_problems,
-    fallback_problems,
-    fallback_rates,
-)
+from engines.tournament import corpus_checks
+from engines.tournament.corpus_checks import MAX_FALLBACK_RATE, CheckResult
 from engines.tournament.pairs import (
     complete_pairs as keep_complete_pairs,
 )
-
-MAX_FALLBACK_RATE = 3 * PAPER_WORST_FALLBACK_RATE
 
 
 def as_frame(parts: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -50,7 +44,7 @@ def as_frame(parts: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
 def complete_pairs(match_corpus: dict[str, pd.DataFrame]) -> dg.Output[pd.DataFrame]:
     matches = as_frame(match_corpus)
     kept, dropped = keep_complete_pairs(matches)
-    rates = fallback_rates(matches)
+    rates = corpus_checks.fallback_rates(matches)
     return dg.Output(
         kept,
         metadata={
@@ -64,9 +58,10 @@ def complete_pairs(match_corpus: dict[str, pd.DataFrame]) -> dg.Output[pd.DataFr
     )
 
 
-def _result(problems: list[str], **extra: object) -> dg.AssetCheckResult:
+def _result(check: CheckResult, **extra: object) -> dg.AssetCheckResult:
+    problems = check.problems
     return dg.AssetCheckResult(
-        passed=not problems,
+        passed=check.passed,
         metadata={"problems": "; ".join(problems[:20]) or "none", "count": len(problems), **extra},
     )
 
@@ -77,7 +72,7 @@ def _result(problems: list[str], **extra: object) -> dg.AssetCheckResult:
     description="Every run is two deals with the seats swapped and one play seed.",
 )
 def both_seats_in_every_run(complete_pairs: pd.DataFrame) -> dg.AssetCheckResult:
-    return _result(both_seats_problems(complete_pairs))
+    return _result(corpus_checks.paired_runs(complete_pairs))
 
 
 @dg.asset_check(
@@ -86,7 +81,7 @@ def both_seats_in_every_run(complete_pairs: pd.DataFrame) -> dg.AssetCheckResult
     description="No match id appears twice, across every game.",
 )
 def unique_match_ids(complete_pairs: pd.DataFrame) -> dg.AssetCheckResult:
-    return _result(duplicate_id_problems(complete_pairs))
+    return _result(corpus_checks.unique_match_ids(complete_pairs))
 
 
 @dg.asset_check(
@@ -100,7 +95,8 @@ def fallback_rate_within_bound(
     complete_pairs: pd.DataFrame, match_corpus: dict[str, pd.DataFrame]
 ) -> dg.AssetCheckResult:
     matches = as_frame(match_corpus)
-    return _result(fallback_problems(matches, MAX_FALLBACK_RATE), bound=MAX_FALLBACK_RATE)
+    check = corpus_checks.fallback_bound(matches, MAX_FALLBACK_RATE)
+    return _result(check, bound=MAX_FALLBACK_RATE)
 
 
 ASSETS: list[dg.AssetsDefinition] = [complete_pairs]

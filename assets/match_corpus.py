@@ -26,7 +26,7 @@ from arena.tournament.runner import Progress, run_tournament
 from assets.partitions import BENCHMARK_GAMES
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import GROUP_NAME, roster_from_table
-from engines.tournament.pairs import duplicate_id_problems, spec_hash_problems, zero_sum_problems
+from engines.tournament import corpus_checks
 from engines.tournament.records import MATCH_SCHEMA, MOVE_SCHEMA
 
 CHECK_NAMES = ("zero_sum", "spec_hash_matches_game", "unique_match_ids")
@@ -130,15 +130,16 @@ def match_corpus(
     )
     yield dg.Output(moves, output_name="match_moves", metadata={"dagster/row_count": len(moves)})
     expected = {token: games[0].spec.spec_hash}
-    for name, problems in (
-        ("zero_sum", zero_sum_problems(matches)),
-        ("spec_hash_matches_game", spec_hash_problems(matches, expected)),
-        ("unique_match_ids", duplicate_id_problems(matches)),
+    for name, check in (
+        ("zero_sum", corpus_checks.zero_sum(matches)),
+        ("spec_hash_matches_game", corpus_checks.spec_hashes(matches, expected, "game")),
+        ("unique_match_ids", corpus_checks.unique_match_ids(matches)),
     ):
+        problems = check.problems
         yield dg.AssetCheckResult(
             asset_key="match_corpus",
             check_name=name,
-            passed=not problems,
+            passed=check.passed,
             metadata={"problems": "; ".join(problems[:20]) or "none", "count": len(problems)},
         )
 

@@ -20,7 +20,8 @@ from assets.resources import RunProfile
 from engines.gbg import ENGINE_VERSION, GameSpec, consistency_errors, rulebook
 from engines.gbg.conformance import check_conformance
 from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig
-from engines.gbg.seed_pool import pool_plot, screen, summarise
+from engines.gbg.plots import pool_plot
+from engines.gbg.seed_pool import screen, summarise
 
 GROUP_NAME = "pool"
 CONFORMANCE_DEALS = 40

@@ -141,7 +141,8 @@ def plot_images(tables: Mapping[str, pd.DataFrame]) -> dict[str, bytes]:
     """The release's figures: the picture of the seed pool (more join with their stages)."""
     images: dict[str, bytes] = {}
     if "seed_pool" in tables:
-        from engines.gbg.seed_pool import pool_plot, summarise
+        from engines.gbg.plots import pool_plot
+        from engines.gbg.seed_pool import summarise
 
         rows = tables["seed_pool"].to_dict("records")
         for row in rows:

@@ -6,6 +6,9 @@ Section 3). Each function here checks one property of the data contracts (DESIGN
 contracts"), names the first offending row in its message, and never raises for bad data;
 it raises ``ValueError`` only when a table lacks the columns the gate needs.
 
+The corpus checks are written once, in ``engines.tournament.corpus_checks`` (the asset checks of
+``match_corpus`` and ``complete_pairs`` use them too); here they are only put in gate form:
+
 - :func:`fallback_rates`: parse-fallback rate per model within a bound.
 - :func:`rulebook_consistency`: every game's rulebook states every item of its spec.
 - :func:`game_attestation`: each game's spec hash is the SHA-256 of its spec, under the
@@ -25,21 +28,16 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-import numpy as np
 import pandas as pd
 
 from engines.gbg import GameSpec, consistency_errors, rulebook
-from engines.tournament.pairs import PAPER_WORST_FALLBACK_RATE
-from engines.tournament.records import DECIDED_STATUSES
+from engines.tournament import corpus_checks
+from engines.tournament.corpus_checks import CheckResult, require_columns
 from engines.tournament.schedule import preset_game_seed
 
 # The bound on parse fallbacks: three times the worst model of the GENSTRAT paper (0.33% of
-# moves, Section 4 and Appendix J), as in the complete_pairs check. A model above it is
-# measured on its parser, not its play.
-DEFAULT_MAX_FALLBACK_RATE = round(3 * PAPER_WORST_FALLBACK_RATE, 6)
-# Chip deltas are whole chips in the engine; the tolerance only absorbs float storage.
-CHIP_TOLERANCE = 1e-9
-RUN_KEY = ("game_seed", "run_id", "play_seed")
+# moves, Section 4 and Appendix J). A model above it is measured on its parser, not its play.
+DEFAULT_MAX_FALLBACK_RATE = corpus_checks.MAX_FALLBACK_RATE
 
 
 class GateResult(NamedTuple):
@@ -53,12 +51,10 @@ class GateResult(NamedTuple):
         """The integrity-card form: ``{"passed", "figures", "message"}``."""
         return {"passed": self.passed, "figures": self.figures, "message": self.message}
 
-
-def require_columns(frame: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
-    """Raise ``ValueError`` naming the columns ``frame`` lacks for the gate ``what``."""
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{what} needs column(s) {', '.join(missing)}, which the table lacks")
+    @classmethod
+    def of(cls, check: CheckResult) -> GateResult:
+        """The gate form of a corpus check's result."""
+        return cls(check.passed, check.figures, check.message)
 
 
 def game_label(frame: pd.DataFrame) -> pd.Series:
@@ -75,57 +71,9 @@ def game_label(frame: pd.DataFrame) -> pd.Series:
 def fallback_rates(
     matches: pd.DataFrame, max_rate: float = DEFAULT_MAX_FALLBACK_RATE
 ) -> GateResult:
-    """Each model's share of its moves that were parse fallbacks is at most ``max_rate``.
-
-    A model's moves in a match are ``moves_alice``/``moves_bob`` when the table has them, else
-    half of ``n_moves`` (the two seats of a heads-up deal take turns). The rate is the model's
-    fallbacks over its moves, summed over every match it played in either seat.
-    """
-    require_columns(
-        matches, ("alice", "bob", "n_moves", "fallbacks_alice", "fallbacks_bob"), "fallback_rates"
-    )
-    if matches.empty:
-        return GateResult(True, {"max_rate": max_rate, "models": 0}, "no matches to check")
-    half = pd.to_numeric(matches["n_moves"], errors="coerce").astype(float) / 2.0
-    seats = []
-    for seat in ("alice", "bob"):
-        moves_column = f"moves_{seat}"
-        moves = matches[moves_column].astype(float) if moves_column in matches else half
-        seats.append(
-            pd.DataFrame(
-                {
-                    "model": matches[seat].astype(str).to_numpy(),
-                    "fallbacks": pd.to_numeric(matches[f"fallbacks_{seat}"], errors="coerce")
-                    .astype(float)
-                    .to_numpy(),
-                    "moves": moves.to_numpy(),
-                }
-            )
-        )
-    totals = pd.concat(seats).groupby("model", sort=True)[["fallbacks", "moves"]].sum()
-    rates = (totals["fallbacks"] / totals["moves"].where(totals["moves"] > 0)).fillna(0.0)
-    worst = str(rates.idxmax())
-    figures = {
-        "max_rate": max_rate,
-        "models": len(rates),
-        "fallbacks": int(totals["fallbacks"].sum()),
-        "rates": {str(m): round(float(r), 6) for m, r in rates.items()},
-        "worst_model": worst,
-        "worst_rate": round(float(rates[worst]), 6),
-    }
-    over = rates[rates > max_rate]
-    if not over.empty:
-        return GateResult(
-            False,
-            figures,
-            f"{len(over)} model(s) above the {max_rate:.2%} parse-fallback bound; worst "
-            f"{worst} at {rates[worst]:.2%} ({int(totals.loc[worst, 'fallbacks'])} fallbacks)",
-        )
-    return GateResult(
-        True,
-        figures,
-        f"every model within {max_rate:.2%} parse fallbacks (worst {worst} at {rates[worst]:.2%})",
-    )
+    """Each model's share of its moves that were parse fallbacks is at most ``max_rate``
+    (``engines.tournament.corpus_checks.fallback_bound``)."""
+    return GateResult.of(corpus_checks.fallback_bound(matches, max_rate))
 
 
 def rulebook_consistency(games: pd.DataFrame) -> GateResult:
@@ -210,113 +158,19 @@ def match_attestation(
     matches: pd.DataFrame, frozen: Mapping[int, str], engine_version: str
 ) -> GateResult:
     """Each match row's ``spec_hash`` is the frozen hash of its game (``frozen``: game seed to
-    spec hash) and its ``engine_version`` is the frozen engine version."""
-    require_columns(
-        matches, ("match_id", "game_seed", "spec_hash", "engine_version"), "match_attestation"
-    )
-    expected = matches["game_seed"].map(lambda s: frozen.get(int(s)))
-    unknown = expected.isna()
-    wrong_hash = ~unknown & (expected != matches["spec_hash"].astype(str))
-    wrong_engine = matches["engine_version"].astype(str) != engine_version
-    figures = {
-        "matches": len(matches),
-        "engine_version": engine_version,
-        "unknown_games": int(unknown.sum()),
-        "spec_hash_mismatches": int(wrong_hash.sum()),
-        "engine_version_mismatches": int(wrong_engine.sum()),
-    }
-    for mask, what in (
-        (unknown, "was played on a game outside the frozen set"),
-        (wrong_hash, "has a spec_hash that differs from its frozen game"),
-        (wrong_engine, f"has an engine_version other than the frozen {engine_version}"),
-    ):
-        if mask.any():
-            row = matches.loc[mask].iloc[0]
-            return GateResult(
-                False,
-                figures,
-                f"{int(mask.sum())} match(es) fail attestation; match {row['match_id']} "
-                f"(seed {row['game_seed']}) {what}",
-            )
-    return GateResult(True, figures, f"all {len(matches)} matches attest to the frozen inputs")
+    spec hash) and its ``engine_version`` is the frozen engine version
+    (``engines.tournament.corpus_checks.spec_hashes``)."""
+    check = corpus_checks.spec_hashes(matches, frozen, "game_seed", engine_version)
+    return GateResult.of(check)
 
 
 def zero_sum(matches: pd.DataFrame) -> GateResult:
-    """Chips are conserved (``alice_chip_delta + bob_chip_delta == 0``) and
-    ``margin_alice == alice_chip_delta - bob_chip_delta`` in every match."""
-    require_columns(
-        matches,
-        ("match_id", "alice_chip_delta", "bob_chip_delta", "margin_alice"),
-        "zero_sum",
-    )
-    alice = pd.to_numeric(matches["alice_chip_delta"], errors="coerce").to_numpy(dtype=float)
-    bob = pd.to_numeric(matches["bob_chip_delta"], errors="coerce").to_numpy(dtype=float)
-    margin = pd.to_numeric(matches["margin_alice"], errors="coerce").to_numpy(dtype=float)
-    missing = ~(np.isfinite(alice) & np.isfinite(bob) & np.isfinite(margin))
-    leak = ~missing & (np.abs(alice + bob) > CHIP_TOLERANCE)
-    wrong_margin = ~missing & ~leak & (np.abs(margin - (alice - bob)) > CHIP_TOLERANCE)
-    figures = {
-        "matches": len(matches),
-        "missing_values": int(missing.sum()),
-        "not_conserved": int(leak.sum()),
-        "margin_mismatches": int(wrong_margin.sum()),
-    }
-    ids = matches["match_id"].to_numpy()
-    if missing.any():
-        return GateResult(False, figures, f"match {ids[missing][0]}: a chip column is missing")
-    if leak.any():
-        k = int(np.flatnonzero(leak)[0])
-        return GateResult(
-            False,
-            figures,
-            f"{int(leak.sum())} match(es) create or destroy chips; match {ids[k]}: "
-            f"alice {alice[k]:+g} + bob {bob[k]:+g} != 0",
-        )
-    if wrong_margin.any():
-        k = int(np.flatnonzero(wrong_margin)[0])
-        return GateResult(
-            False,
-            figures,
-            f"{int(wrong_margin.sum())} margin(s) wrong; match {ids[k]}: margin_alice "
-            f"{margin[k]:+g} != {alice[k]:+g} - {bob[k]:+g}",
-        )
-    return GateResult(True, figures, f"all {len(matches)} matches are zero-sum")
+    """Chips are conserved and ``margin_alice == alice_chip_delta - bob_chip_delta`` in every
+    decided match (``engines.tournament.corpus_checks.zero_sum``)."""
+    return GateResult.of(corpus_checks.zero_sum(matches))
 
 
 def complete_pairs(pairs: pd.DataFrame) -> GateResult:
-    """Every run (game seed, run id, play seed) is exactly two deals with the seats swapped,
-    both with status ``complete``."""
-    require_columns(pairs, (*RUN_KEY, "alice", "bob", "status"), "complete_pairs")
-    if pairs.empty:
-        return GateResult(True, {"runs": 0, "deals": 0}, "no runs to check")
-    frame = pairs.sort_values([*RUN_KEY, "alice"], kind="stable").reset_index(drop=True)
-    group = frame.groupby(list(RUN_KEY), sort=False, dropna=False)
-    size = group["status"].transform("size")
-    complete = (
-        frame["status"].isin(DECIDED_STATUSES).groupby([frame[k] for k in RUN_KEY]).transform("all")
-    )
-    first = group.cumcount().eq(0)
-    n_runs = int(first.sum())
-    problems: list[str] = []
-
-    def name(k: int) -> str:
-        return f"run {frame.at[k, 'run_id']} (seed {frame.at[k, 'game_seed']})"
-
-    for k in np.flatnonzero(first & size.ne(2)):
-        problems.append(f"{name(int(k))} has {size.iat[k]} deal(s), not 2")
-    for k in np.flatnonzero(first & size.eq(2) & ~complete):
-        statuses = frame.loc[int(k) : int(k) + 1, "status"].astype(str)
-        problems.append(f"{name(int(k))} is not complete (status {', '.join(statuses)})")
-    paired = np.flatnonzero(first & size.eq(2) & complete)
-    one, two = frame.iloc[paired], frame.iloc[paired + 1]
-    alice, bob = one["alice"].to_numpy(), one["bob"].to_numpy()
-    swapped = (alice == two["bob"].to_numpy()) & (bob == two["alice"].to_numpy())
-    for k in paired[~swapped]:
-        problems.append(f"{name(int(k))}: its two deals do not swap the seats")
-    for k in paired[swapped & (alice == bob)]:
-        problems.append(f"{name(int(k))}: the same model sits in both seats")
-    figures = {"runs": n_runs, "deals": len(pairs), "bad_runs": len(problems)}
-    if problems:
-        message = f"{len(problems)} run(s) not complete pairs; {problems[0]}"
-        return GateResult(False, figures, message)
-    return GateResult(True, figures, f"all {n_runs} runs are complete seat-swapped pairs")
+    """Every run (game seed, run id, play seed) is exactly two decided deals with the seats
+    swapped (``engines.tournament.corpus_checks.paired_runs``)."""
+    return GateResult.of(corpus_checks.paired_runs(pairs))

@@ -13,8 +13,10 @@ Steps of :func:`pull`:
 
 On any mismatch (a tampered or missing file, a bad manifest) the pull is refused: the partial
 folder is removed and nothing is left in ``DEST`` (a ``DEST`` the pull created is removed
-too). A transport failure after retries (connection lost, server errors) keeps the ``.part``
-files so that running the same command again resumes; ``DEST/<id>`` never exists half-written.
+too). A transport failure after retries (connection lost, server errors; the harness's retry
+policy, ``arena.retry``, with ``Retry-After`` honoured and the index and manifest reads bounded
+by ``READ_DEADLINE_S``) keeps the ``.part`` files so that running the same command again
+resumes; ``DEST/<id>`` never exists half-written.
 """
 
 from __future__ import annotations
@@ -23,24 +25,29 @@ import contextlib
 import hashlib
 import json
 import os
+import random
 import shutil
 import sys
 import time
-from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
 
 import httpx
 
+from arena.retry import Failed, RetryPolicy, retry, retryable_status
 from releases.bundle import RELEASE_ID_PATTERN
 from releases.store import INDEX, find_entry
 from releases.verification import Verified, parse_manifest, verify_folder
 
 CHUNK = 1 << 16
-RETRIES = 4
+RETRIES = 4  # attempts per request
 BACKOFF_S = 0.5
 MAX_RETRY_AFTER_S = 30.0
+# The index and the manifest are small: a store that cannot serve them within this is down.
+# A file download has no deadline (a large archive takes as long as it takes; a break resumes).
+READ_DEADLINE_S = 120.0
 COUNT_INTERVAL_S = 5.0
 
 
@@ -93,13 +100,20 @@ class LocalSource:
 
 
 class HttpSource:
-    """A store served over http(s): ``<url>/index.json``, ``<url>/<id>/...``."""
+    """A store served over http(s): ``<url>/index.json``, ``<url>/<id>/...``.
 
-    def __init__(self, url: str, timeout: float = 30.0) -> None:
+    ``rng`` draws the jitter of the retry waits (``arena.retry``).
+    """
+
+    def __init__(self, url: str, timeout: float = 30.0, rng: random.Random | None = None) -> None:
         self.base = url.rstrip("/")
         self.name = url
         self.client = httpx.Client(
             timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)), follow_redirects=True
+        )
+        self.rng = rng or random.Random(0)
+        self.retry = RetryPolicy(
+            max_retries=RETRIES - 1, backoff_base_s=BACKOFF_S, max_retry_after_s=MAX_RETRY_AFTER_S
         )
 
     def close(self) -> None:
@@ -108,51 +122,44 @@ class HttpSource:
     def url(self, relative: str) -> str:
         return f"{self.base}/{quote(relative)}"
 
-    def _retrying(self) -> Iterator[int]:
-        """Attempt numbers; sleeps with exponential backoff between them."""
-        for attempt in range(RETRIES):
-            if attempt:
-                time.sleep(BACKOFF_S * 2 ** (attempt - 1))
-            yield attempt
-
-    def _check(self, response: httpx.Response, relative: str) -> bool:
-        """True to retry (429/5xx, after honouring Retry-After); raises for other errors."""
+    def _failed(self, response: httpx.Response, relative: str) -> Failed | None:
+        """A retryable reply as a failure (with its ``Retry-After``); raises for a refusal."""
         code = response.status_code
-        if code == 429 or code >= 500:
-            retry_after = response.headers.get("Retry-After", "")
-            if retry_after.isdigit():
-                time.sleep(min(float(retry_after), MAX_RETRY_AFTER_S))
-            return True
+        if retryable_status(code):
+            retry_after = self.retry.retry_after(response.headers.get("Retry-After"))
+            return Failed(f"HTTP {code}", retry_after=retry_after)
         if code == 404:
             raise Refused(f"store {self.name} has no file {relative} (HTTP 404)")
         if code >= 400:
             raise Refused(f"store {self.name} refused {relative} (HTTP {code})")
-        return False
+        return None
 
     def read(self, relative: str) -> bytes:
-        last = ""
-        for _ in self._retrying():
+        def attempt(_: int) -> bytes | Failed:
             try:
                 response = self.client.get(self.url(relative))
             except httpx.TransportError as exc:
-                last = f"{type(exc).__name__}: {exc}"
-                continue
-            if self._check(response, relative):
-                last = f"HTTP {response.status_code}"
-                continue
-            return response.content
-        raise Interrupted(f"cannot reach release store {self.name} ({relative}: {last})")
+                return Failed(f"{type(exc).__name__}: {exc}")
+            failed = self._failed(response, relative)
+            return failed if failed is not None else response.content
+
+        policy = replace(self.retry, deadline_s=READ_DEADLINE_S)
+        outcome, _ = retry(attempt, policy, self.rng)
+        if isinstance(outcome, Failed):
+            raise Interrupted(
+                f"cannot reach release store {self.name} ({relative}: {outcome.reason})"
+            )
+        return outcome
 
     def download(self, relative: str, part: Path, offset: int, progress: Progress) -> None:
-        last = ""
-        for _ in self._retrying():
+        def attempt(_: int) -> Failed | None:
             offset = part.stat().st_size if part.exists() else 0
             headers = {"Range": f"bytes={offset}-"} if offset else {}
             try:
                 with self.client.stream("GET", self.url(relative), headers=headers) as response:
-                    if self._check(response, relative):
-                        last = f"HTTP {response.status_code}"
-                        continue
+                    failed = self._failed(response, relative)
+                    if failed is not None:
+                        return failed
                     mode = "ab" if response.status_code == 206 else "wb"
                     if mode == "wb" and offset:
                         progress.update(-offset)  # the server ignored the range: start over
@@ -160,10 +167,15 @@ class HttpSource:
                         for block in response.iter_bytes(CHUNK):
                             sink.write(block)
                             progress.update(len(block))
-                return
+                return None
             except httpx.TransportError as exc:
-                last = f"{type(exc).__name__}: {exc}"
-        raise Interrupted(f"download of {relative} from {self.name} broke off ({last})")
+                return Failed(f"{type(exc).__name__}: {exc}")
+
+        outcome, _ = retry(attempt, self.retry, self.rng)
+        if isinstance(outcome, Failed):
+            raise Interrupted(
+                f"download of {relative} from {self.name} broke off ({outcome.reason})"
+            )
 
 
 def open_source(source: str | Path) -> LocalSource | HttpSource:

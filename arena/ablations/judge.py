@@ -30,8 +30,8 @@ import pandas as pd
 
 from arena.ablations.authoring import sha256_text
 from arena.llm.player import LLMPlayer
-from engines.ablations.resampling import bootstrap
 from engines.agents.base import MoveFailed, PlayerStopped
+from engines.stats.bootstrap import weighted_bootstrap
 
 RUBRICS = ("opponent_modelling", "private_information", "planning_depth")
 RUBRIC_AXES = {
@@ -216,7 +216,7 @@ def association(
                     "slope": _slope(f[r].to_numpy(np.float64), f["margin"].to_numpy(np.float64), w)
                 }
 
-            found = bootstrap(part, ["deal"], statistic, n_boot, rng)
+            found = weighted_bootstrap(part, ["deal"], statistic, n_boot, rng)
             rows.append(
                 {
                     "rubric": rubric, "axis": axis, "tertile": name,

@@ -50,12 +50,12 @@ from arena.programs.sandbox import Program, admit
 from arena.roster import ApiEntry, BuiltinEntry, parse_roster
 from arena.tournament.runner import build_lineup
 from engines.ablations.arms import disclosure_effect, efficiency_table, fit_lambda, run_margins
-from engines.ablations.resampling import Estimate
 from engines.ablations.thinking import thinking_budget
 from engines.agents.base import BuiltinPlayer, Player
 from engines.gbg.spec import GameSpec
 from engines.solve.best_response import respond, respond_both, uniform_policy
 from engines.solve.value import game_value
+from engines.stats.bootstrap import Estimate
 from engines.tournament.schedule import Game
 
 PROGRAMS = Path(__file__).with_name("programs")
@@ -404,37 +404,3 @@ def leaderboard_alpha(leaderboard: pd.DataFrame) -> dict[str, float]:
     return {
         str(m): float(a) for m, a in zip(leaderboard["model"], leaderboard["alpha"], strict=True)
     }
-
-
-def ablation_plot(result: AblationResult) -> bytes:
-    """Margins by arm per player (the disclosure effect) beside the thinking-budget
-    differences, with their intervals."""
-    import io
-
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 3.6))
-    FigureCanvasAgg(fig)
-    left, right = fig.subplots(1, 2)
-    effects = [(k, e) for k, e in result.disclosure.items() if k != "all"]
-    for i, (_, e) in enumerate(effects):
-        left.errorbar([e.value], [i], xerr=_span(e.value, e.low, e.high), fmt="o")
-    left.set_yticks(range(len(effects)), [k for k, _ in effects])
-    left.axvline(0.0, color="grey", lw=0.8)
-    left.set_title("disclosure effect (chips/deal)")
-    for i, r in enumerate(result.thinking.itertuples()):
-        right.errorbar([r.difference], [i], xerr=_span(r.difference, r.ci_low, r.ci_high), fmt="s")
-    right.set_yticks(range(len(result.thinking)), list(result.thinking["family"]))
-    right.axvline(0.0, color="grey", lw=0.8)
-    right.set_title("thinking budget: high - low")
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
-    return buffer.getvalue()
-
-
-def _span(value: float, low: float, high: float) -> list[list[float]]:
-    """Error-bar lengths (non-negative; zero where the interval is missing)."""
-    below = value - low if np.isfinite(low) else 0.0
-    above = high - value if np.isfinite(high) else 0.0
-    return [[max(0.0, below)], [max(0.0, above)]]

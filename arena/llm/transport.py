@@ -4,18 +4,16 @@
 ``requests_per_minute`` request starts, and a pause that a ``429 Retry-After`` imposes on every
 request to that provider, not just the one that received it.
 
-``Transport.post_json`` sends one JSON request through a gate, with retries:
+``Transport.post_json`` sends one JSON request through a gate, with the harness's retry
+policy (``arena.retry``: which statuses are retried, the jittered backoff from the injected
+generator, ``Retry-After``):
 
-1. retryable failures are 408, 409, 425, 429 and 5xx statuses, timeouts, connection errors
-   (refused, reset, closed mid-reply) and 2xx replies whose body is not valid JSON (empty,
-   truncated);
-2. the wait before retry ``n`` (from 0) is ``Retry-After`` when the reply carries one (seconds
-   or an HTTP date, capped at ``max_retry_after_s``), else ``min(backoff_max_s,
-   backoff_base_s * 2**n)`` scaled by a jitter factor in [0.5, 1) drawn from the injected
-   generator;
-3. after ``max_retries`` retries the failure is raised as ``RetriesExhausted`` (``kind`` is
+1. retryable failures are the policy's statuses (408, 409, 425, 429, 5xx), timeouts,
+   connection errors (refused, reset, closed mid-reply) and 2xx replies whose body is not valid
+   JSON (empty, truncated); a 429's ``Retry-After`` also pauses the whole provider;
+2. when no retry is left the failure is raised as ``RetriesExhausted`` (``kind`` is
    ``timeout`` when the last attempt timed out, else ``error``);
-4. any other 4xx (400, 401, 403, 404, 422, ...) raises ``NonRetryableError`` at once: retrying
+3. any other 4xx (400, 401, 403, 404, 422, ...) raises ``NonRetryableError`` at once: retrying
    cannot help, and the player is stopped with the message.
 
 Secrets: headers are never logged or put in an exception; every text taken from a reply for an
@@ -26,7 +24,6 @@ back cannot leak it into a log, the corpus or the cache.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import random
 import time
@@ -36,7 +33,8 @@ from typing import Any, Literal
 
 import httpx
 
-RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+from arena.retry import Failed, RetryPolicy, retry_async, retryable_status
+
 REDACTED = "[redacted]"
 
 
@@ -67,36 +65,6 @@ class RetriesExhausted(TransportError):
         super().__init__(message)
         self.kind: Literal["timeout", "error"] = kind
         self.attempts = attempts
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How often and how long to retry (see the module docstring)."""
-
-    max_retries: int = 6
-    backoff_base_s: float = 1.0
-    backoff_max_s: float = 60.0
-    max_retry_after_s: float = 600.0
-
-    def backoff(self, retry: int, rng: random.Random) -> float:
-        base = min(self.backoff_max_s, self.backoff_base_s * (2.0**retry))
-        return base * (0.5 + 0.5 * rng.random())
-
-
-def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
-    """A ``Retry-After`` header in seconds: delta-seconds or an HTTP date; None if absent/bad."""
-    if value is None:
-        return None
-    text = value.strip()
-    try:
-        seconds = float(text)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError):
-            return None
-        seconds = when.timestamp() - (time.time() if now is None else now)
-    return max(0.0, seconds)
 
 
 class ProviderGate:
@@ -184,10 +152,8 @@ class Transport:
     ) -> Response:
         """POST ``body``; the decoded JSON reply, or a ``TransportError`` (see the docstring)."""
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        last = "no attempt"
-        last_kind: Literal["timeout", "error"] = "error"
-        for attempt in range(self.retry.max_retries + 1):
-            wait: float | None = None
+
+        async def attempt(number: int) -> Response | Failed:
             slot = await self.gate.acquire()
             client = self.clients[slot // self.slots_per_client]
             started = time.perf_counter()
@@ -195,38 +161,34 @@ class Transport:
                 reply = await client.post(
                     url, content=payload, headers=headers, timeout=self.timeout
                 )
-                latency = time.perf_counter() - started
             except httpx.TimeoutException as exc:
-                last, last_kind = f"timed out ({type(exc).__name__})", "timeout"
+                return Failed(f"timed out ({type(exc).__name__})", timed_out=True)
             except (httpx.TransportError, OSError) as exc:
-                last, last_kind = f"connection failed ({type(exc).__name__})", "error"
-            else:
-                status = reply.status_code
-                if 200 <= status < 300:
-                    try:
-                        decoded = json.loads(reply.content) if reply.content else None
-                    except (json.JSONDecodeError, UnicodeDecodeError):
-                        decoded = None
-                    if decoded is not None:
-                        return Response(decoded, latency, attempt + 1)
-                    last, last_kind = f"HTTP {status} with a body that is not JSON", "error"
-                elif status in RETRYABLE_STATUS or status >= 500:
-                    last, last_kind = f"HTTP {status}: {_detail(reply, secrets)}", "error"
-                    wait = retry_after_seconds(reply.headers.get("retry-after"))
-                    if wait is not None:
-                        wait = min(wait, self.retry.max_retry_after_s)
-                        if status == 429:
-                            self.gate.pause(wait)
-                else:
-                    raise NonRetryableError(status, f"HTTP {status}: {_detail(reply, secrets)}")
+                return Failed(f"connection failed ({type(exc).__name__})")
             finally:
                 self.gate.release(slot)
-            if attempt < self.retry.max_retries:
-                await asyncio.sleep(
-                    wait if wait is not None else self.retry.backoff(attempt, self.rng)
-                )
-        attempts = self.retry.max_retries + 1
-        raise RetriesExhausted(last_kind, f"{last} (after {attempts} attempts)", attempts)
+            latency = time.perf_counter() - started
+            status = reply.status_code
+            if 200 <= status < 300:
+                try:
+                    decoded = json.loads(reply.content) if reply.content else None
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    decoded = None
+                if decoded is not None:
+                    return Response(decoded, latency, number + 1)
+                return Failed(f"HTTP {status} with a body that is not JSON")
+            if not retryable_status(status):
+                raise NonRetryableError(status, f"HTTP {status}: {_detail(reply, secrets)}")
+            wait = self.retry.retry_after(reply.headers.get("retry-after"))
+            if wait is not None and status == 429:
+                self.gate.pause(wait)
+            return Failed(f"HTTP {status}: {_detail(reply, secrets)}", retry_after=wait)
+
+        outcome, attempts = await retry_async(attempt, self.retry, self.rng)
+        if isinstance(outcome, Failed):
+            kind: Literal["timeout", "error"] = "timeout" if outcome.timed_out else "error"
+            raise RetriesExhausted(kind, f"{outcome.reason} (after {attempts} attempts)", attempts)
+        return outcome
 
 
 def _detail(reply: httpx.Response, secrets: tuple[str, ...], limit: int = 300) -> str:

@@ -80,7 +80,8 @@ def build_lineup(
         from arena.llm.http11 import lean_client
         from arena.llm.player import LLMPlayer, Price
         from arena.llm.providers import make_provider
-        from arena.llm.transport import RetryPolicy, Transport
+        from arena.llm.transport import Transport
+        from arena.retry import RetryPolicy
 
         groups = sorted({p.provider_group for p in api_entries})
         gates = {g: provider_gate(roster, g, share) for g in groups}

@@ -14,7 +14,8 @@
   two seats.  The player's value is its observed mean over the played deals (sampling error lets
   it fall outside [0, 1]); the anchors are exact.
 
-Every interval is a percentile bootstrap over deals (``engines.ablations.resampling``).
+Every interval is a percentile bootstrap over deals
+(``engines.stats.bootstrap.weighted_bootstrap``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from engines.ablations.resampling import Estimate, bootstrap, weighted_mean
+from engines.stats.bootstrap import Estimate, weighted_bootstrap, weighted_mean
 from engines.tournament.records import DECIDED_STATUSES
 
 DEAL = ("game", "program", "run_index")
@@ -79,7 +80,7 @@ def fit_lambda(
             out["lambda_difference"] = out["lambda_disclosed"] - out["lambda_hidden"]
         return out
 
-    return bootstrap(rated, DEAL, statistic, n_boot, rng)
+    return weighted_bootstrap(rated, DEAL, statistic, n_boot, rng)
 
 
 def paired_arms(runs: pd.DataFrame) -> pd.DataFrame:
@@ -110,7 +111,7 @@ def disclosure_effect(
             out[player] = weighted_mean(d[mask], weights[mask])
         return out
 
-    return bootstrap(pairs, DEAL, statistic, n_boot, rng)
+    return weighted_bootstrap(pairs, DEAL, statistic, n_boot, rng)
 
 
 def efficiency_table(
@@ -136,7 +137,7 @@ def efficiency_table(
             )
             return {"value": value, "efficiency": (value - lo) / s if s > 0 else 1.0}
 
-        found = bootstrap(part, DEAL, statistic, n_boot, rng)
+        found = weighted_bootstrap(part, DEAL, statistic, n_boot, rng)
         rows.append(
             {
                 "game": game, "program": program, "player": player, "arm": arm,

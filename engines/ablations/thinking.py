@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from engines.ablations.arms import DEAL
-from engines.ablations.resampling import bootstrap, weighted_mean
+from engines.stats.bootstrap import weighted_bootstrap, weighted_mean
 
 
 def budget_pair(variants: list[str]) -> tuple[str, str]:
@@ -51,7 +51,7 @@ def thinking_budget(
         def statistic(frame: pd.DataFrame, w: np.ndarray) -> dict[str, float]:
             return {"difference": weighted_mean(frame["difference"].to_numpy(np.float64), w)}
 
-        found = bootstrap(wide, DEAL, statistic, n_boot, rng)
+        found = weighted_bootstrap(wide, DEAL, statistic, n_boot, rng)
         if not found:
             continue
         rows.append(

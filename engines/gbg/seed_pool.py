@@ -193,30 +193,3 @@ def run_pool(start: int, target: int, **kwargs: Any) -> tuple[list[dict[str, Any
     t0 = time.perf_counter()
     verdicts = list(screen(start, target, **kwargs))
     return verdicts, summarise(verdicts, time.perf_counter() - t0)
-
-
-def pool_plot(summary: dict[str, Any]) -> bytes:
-    """A PNG picture of the pool: rejection reasons and feature frequencies among accepted."""
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
-    reasons = summary["rejections"] or {"(none)": 0}
-    left.barh(list(reasons), list(reasons.values()), color="#b55")
-    left.set_title(
-        f"Rejections ({summary['sampled'] - summary['accepted']} of {summary['sampled']} seeds)"
-    )
-    left.set_xlabel("seeds")
-    freq = summary["feature_frequencies"]
-    right.barh(list(freq), [100 * v for v in freq.values()], color="#47a")
-    right.set_title(f"Features among {summary['accepted']} accepted games")
-    right.set_xlabel("% of accepted games")
-    right.set_xlim(0, 100)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()

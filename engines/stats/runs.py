@@ -16,7 +16,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from engines.tournament.records import DECIDED_STATUSES
+from engines.tournament.corpus_checks import paired_runs
+from engines.tournament.pairs import RUN_KEY, complete_pairs, run_sizes
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -32,7 +33,6 @@ REQUIRED_COLUMNS: tuple[str, ...] = (
     "margin_alice",
     "status",
 )
-RUN_KEY: tuple[str, ...] = ("game_seed", "run_id", "play_seed")
 
 
 @dataclass(frozen=True)
@@ -101,33 +101,25 @@ def check_columns(matches: pd.DataFrame) -> None:
 def complete_runs(matches: pd.DataFrame) -> pd.DataFrame:
     """The deals of runs whose two seat-swapped deals both completed (Section 5's complete pairs).
 
-    Steps: group deals by run (game, run id, play seed); drop runs with a deal that is not
-    ``complete`` or with one deal only; reject runs of more than two deals or whose two deals do
-    not swap the seats, since those are not paired deals at all.
+    Steps: group deals by run (game, run id, play seed); reject runs of more than two deals,
+    since those are not paired deals at all; keep the runs whose two deals were both decided
+    (``engines.tournament.pairs.complete_pairs``); reject kept runs that are not seat-swapped
+    pairs of two models (``engines.tournament.corpus_checks.paired_runs``); order each run's two
+    deals by the model in Alice's seat.
     """
     check_columns(matches)
     frame = matches.loc[:, list(REQUIRED_COLUMNS)].copy()
-    key = list(RUN_KEY)
-    sizes = frame.groupby(key, sort=False)["status"].transform("size")
-    if (sizes > 2).any():
-        bad = frame.loc[sizes > 2, "run_id"].iloc[0]
+    _, deals, _ = run_sizes(frame)
+    if (deals > 2).any():
+        bad = frame.loc[deals > 2, "run_id"].iloc[0]
         raise ValueError(f"run {bad!r} has more than two deals; a run is one paired deal")
-    ok = frame["status"].isin(DECIDED_STATUSES)
-    n_ok = ok.groupby([frame[k] for k in key], sort=False).transform("sum")
-    frame = frame.loc[n_ok.eq(2) & sizes.eq(2)]
-    if frame.empty:
+    kept, _ = complete_pairs(frame)
+    if kept.empty:
         raise ValueError("the match table has no complete paired deals")
-    frame = frame.sort_values([*key, "alice"], kind="stable")
-    one, two = frame.iloc[0::2], frame.iloc[1::2]
-    swapped = (one["alice"].to_numpy() == two["bob"].to_numpy()) & (
-        one["bob"].to_numpy() == two["alice"].to_numpy()
-    )
-    if not swapped.all():
-        bad = one["run_id"].to_numpy()[~swapped][0]
-        raise ValueError(f"run {bad!r}: its two deals do not swap the seats")
-    if (one["alice"].to_numpy() == one["bob"].to_numpy()).any():
-        raise ValueError("a match has the same model in both seats")
-    return frame
+    check = paired_runs(kept)
+    if not check.passed:
+        raise ValueError(check.problems[0])
+    return kept.sort_values([*RUN_KEY, "alice"], kind="stable")
 
 
 def run_table(matches: pd.DataFrame) -> RunTable:

@@ -61,6 +61,24 @@ def test_zero_sum_catches_created_chips_and_wrong_margins() -> None:
     assert "margin" in zero_sum(margin).message and not zero_sum(margin).passed
 
 
+def test_zero_sum_checks_decided_matches_only_as_the_asset_check_does() -> None:
+    # A timeout or an error carries no result (DESIGN "Data contracts"): its empty chip
+    # columns are not a leak, in the release gate as in match_corpus's check.
+    matches = sound_matches()
+    matches.loc[0, ["status", "alice_chip_delta", "bob_chip_delta", "margin_alice"]] = [
+        "error",
+        None,
+        None,
+        None,
+    ]
+    result = zero_sum(matches)
+    assert result.passed, result.message
+    assert (
+        result.message
+        == f"all {len(matches) - 1} decided matches are zero-sum (1 without a result)"
+    )
+
+
 @pytest.mark.parametrize(
     ("damage", "expected"),
     [

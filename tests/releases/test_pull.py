@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 import releases.download as pull_module
-from releases.download import pull
+from releases.download import HttpSource, pull
 from releases.store import publish, verify
+from tests.doubles.scripted_server import Answer, Request, ScriptedServer
 from tests.releases.support import PASSING, sample_inputs, serve, snapshot
 
 
@@ -110,3 +111,27 @@ def test_unknown_ids_and_unreachable_stores_are_one_line_errors(
     with pytest.raises(ValueError, match=r"cannot reach release store http://127\.0\.0\.1"):
         pull("gs-0123456789abcdef", f"http://127.0.0.1:{port}", tmp_path / "dest")
     assert not (tmp_path / "dest").exists()
+
+
+def test_busy_stores_are_retried_under_the_harness_retry_policy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pull_module, "BACKOFF_S", 0.01)
+    answers = [Answer(503, b"", {"Retry-After": "0"}), Answer(408, b""), Answer(200, b"{}")]
+
+    def script(request: Request) -> Answer:
+        return answers[min(request.number, len(answers)) - 1]
+
+    with ScriptedServer(script) as server:
+        source = HttpSource(server.url)
+        try:
+            assert source.read("index.json") == b"{}"
+        finally:
+            source.close()
+        assert len(server.requests) == 3
+    with ScriptedServer(lambda r: Answer(403, b"")) as server:
+        source = HttpSource(server.url)
+        with pytest.raises(pull_module.Refused, match="HTTP 403"):
+            source.read("index.json")
+        source.close()
+        assert len(server.requests) == 1  # a refusal is not retried

@@ -21,11 +21,10 @@ from arena.llm.transport import (
     NonRetryableError,
     ProviderGate,
     RetriesExhausted,
-    RetryPolicy,
     Transport,
     redact,
-    retry_after_seconds,
 )
+from arena.retry import RetryPolicy, retry_after_seconds
 from tests.doubles.scripted_server import Answer, Request, ScriptedServer, completion
 
 FAST = RetryPolicy(max_retries=3, backoff_base_s=0.01, backoff_max_s=0.05)

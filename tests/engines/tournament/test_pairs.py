@@ -12,15 +12,15 @@ from arena.roster import parse_roster
 from arena.tournament.journal import MATCHES
 from arena.tournament.runner import run_tournament
 from engines.stats.runs import run_table
-from engines.tournament.pairs import (
-    both_seats_problems,
-    complete_pairs,
-    duplicate_id_problems,
-    fallback_problems,
+from engines.tournament.corpus_checks import (
+    fallback_bound,
     fallback_rates,
-    spec_hash_problems,
-    zero_sum_problems,
+    paired_runs,
+    spec_hashes,
+    unique_match_ids,
+    zero_sum,
 )
+from engines.tournament.pairs import complete_pairs
 
 
 @pytest.fixture(scope="module")
@@ -42,12 +42,12 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
 def test_a_clean_corpus_passes_every_check(corpus: pd.DataFrame) -> None:
     kept, dropped = complete_pairs(corpus)
     assert len(kept) == len(corpus) == 3 * 2 * 4 * 2 and dropped == {}
-    assert zero_sum_problems(corpus) == []
+    assert zero_sum(corpus).problems == ()
     hashes = dict(zip(corpus["game"], corpus["spec_hash"], strict=True))
-    assert spec_hash_problems(corpus, hashes) == []
-    assert duplicate_id_problems(corpus) == []
-    assert both_seats_problems(kept) == []
-    assert fallback_problems(corpus, 0.0) == []
+    assert spec_hashes(corpus, hashes).problems == ()
+    assert unique_match_ids(corpus).problems == ()
+    assert paired_runs(kept).problems == ()
+    assert fallback_bound(corpus, 0.0).problems == ()
     rates = fallback_rates(corpus).set_index("model")
     assert rates.loc["random", "moves"] == (
         corpus.loc[corpus["alice"] == "random", "moves_alice"].sum()
@@ -79,37 +79,37 @@ def test_failed_deals_and_their_partners_are_dropped_with_reasons(corpus: pd.Dat
     }
     assert len(kept) == len(corpus) - 8
     assert not set(kept["run_id"]) & set(runs[:4])
-    assert both_seats_problems(kept) == []
+    assert paired_runs(kept).problems == ()
 
 
 def test_checks_catch_planted_defects(corpus: pd.DataFrame) -> None:
     bad = corpus.copy()
     first = bad.index[0]
     bad.loc[first, "bob_chip_delta"] = bad.loc[first, "bob_chip_delta"] + 1
-    assert len(zero_sum_problems(bad)) == 1
+    assert len(zero_sum(bad).problems) == 1
     bad = corpus.copy()
     bad.loc[bad.index[1], "margin_alice"] = 99
-    assert "margin_alice 99" in zero_sum_problems(bad)[0]
+    assert "margin_alice 99" in zero_sum(bad).problems[0]
 
     hashes = dict(zip(corpus["game"], corpus["spec_hash"], strict=True))
     bad = corpus.copy()
     bad.loc[bad.index[:3], "spec_hash"] = "0" * 64
-    assert "3 matches have a spec hash" in spec_hash_problems(bad, hashes)[0]
-    assert "not a benchmark game" in spec_hash_problems(corpus, {"kuhn": hashes["kuhn"]})[0]
+    assert "3 matches have a spec hash" in spec_hashes(bad, hashes).problems[0]
+    assert "not a benchmark game" in spec_hashes(corpus, {"kuhn": hashes["kuhn"]}).problems[0]
 
     doubled = pd.concat([corpus, corpus.iloc[:2]])
-    assert len(duplicate_id_problems(doubled)) == 2
+    assert len(unique_match_ids(doubled).problems) == 2
 
     kept, _ = complete_pairs(corpus)
     unswapped = kept.copy()
     second = unswapped.index[1]
     unswapped.loc[second, ["alice", "bob"]] = unswapped.loc[second, ["bob", "alice"]].to_numpy()
-    assert "do not swap the seats" in both_seats_problems(unswapped)[0]
-    assert "1 deals instead of 2" in both_seats_problems(kept.iloc[1:])[0]
+    assert "do not swap the seats" in paired_runs(unswapped).problems[0]
+    assert "has 1 deal(s), not 2" in paired_runs(kept.iloc[1:]).problems[0]
 
     falling = corpus.copy()
     falling.loc[falling["alice"] == "random", "fallbacks_alice"] = 1
-    problems = fallback_problems(falling, 0.0033)
+    problems = fallback_bound(falling, 0.0033).problems
     assert len(problems) == 1 and problems[0].startswith("random: fallback on")
 
 
@@ -123,4 +123,4 @@ def test_an_error_match_has_no_margin(tmp_path: Path) -> None:
             "margin_alice": [2, None],
         }
     )
-    assert zero_sum_problems(frame) == []  # only complete matches are checked
+    assert zero_sum(frame).problems == ()  # only complete matches are checked

@@ -1,0 +1,47 @@
+"""The house style of the figures: PNG bytes that depend on the data only, no global state."""
+
+from __future__ import annotations
+
+import matplotlib as mpl
+import pandas as pd
+
+from engines import plotting
+from engines.ablations.plots import ablation_plot
+from engines.gbg.plots import pool_plot
+from engines.stats.bootstrap import Estimate
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _pool() -> bytes:
+    summary = {
+        "sampled": 12,
+        "accepted": 8,
+        "rejections": {"seat_bias": 1, "extreme_branches": 3},
+        "feature_frequencies": {"auction": 0.125, "draw": 0.25},
+    }
+    return pool_plot(summary)
+
+
+def test_the_same_figure_gives_the_same_bytes_without_metadata() -> None:
+    first, second = _pool(), _pool()
+    assert first.startswith(PNG) and first == second
+    assert b"tEXt" not in first and b"Matplotlib" not in first  # no Software entry
+
+
+def test_drawing_leaves_matplotlib_as_it_found_it() -> None:
+    before = dict(mpl.rcParams)
+    estimates = {"all": Estimate(0.1, -0.1, 0.3), "p1": Estimate(0.2, 0.0, float("nan"))}
+    thinking = pd.DataFrame(
+        {"family": ["m"], "difference": [0.1], "ci_low": [-0.1], "ci_high": [0.3]}
+    )
+    assert ablation_plot(estimates, thinking).startswith(PNG)
+    assert dict(mpl.rcParams) == before
+    assert mpl.get_backend() == before["backend"]
+
+
+def test_a_canvas_has_its_columns_of_axes() -> None:
+    with plotting.canvas(4, 3, columns=3) as drawing:
+        assert len(drawing.axes) == 3
+        assert drawing.png == b""
+    assert drawing.png.startswith(PNG)
