@@ -8,7 +8,7 @@ Checks: unique phase ids; edges point to later phases or to the showdown (so eve
 the last edge of a phase is unconditional; every phase is reachable; the deck holds enough
 cards for the longest path; antes and blinds fit the stack; every name a predicate, actor,
 peek or rule refers to exists; the showdown metric has the cards it needs.  The bounds the
-checks compute along the phase graph (cards dealt, decisions) serve the engine
+checks compute along the phase graph (cards dealt, decisions, card sequences) serve the engine
 and the generator too.
 
 The checks read a spec through ``SpecContent``, its parts and nothing else, so that this module
@@ -93,6 +93,15 @@ def cards_needed(spec: SpecContent) -> tuple[int, int, int]:
         return memo[i]
 
     return walk(0)
+
+
+def chance_paths(spec: SpecContent) -> int:
+    """An upper bound on the number of distinct card sequences a deal can draw."""
+    used = cards_needed(spec)[0]
+    paths = 1
+    for k in range(used):
+        paths *= spec.deck.size - k
+    return paths
 
 
 def structural_errors(spec: SpecContent) -> list[str]:
