@@ -1,52 +1,41 @@
 """A GameSpec compiled into the tables and functions the engine runs on.
 
 Compilation happens once per spec object and is cached: card attributes become flat lists
-indexed by card id, branch predicates become closures, showdown metrics become key functions,
-and betting menus are memoised by the few facts they depend on.  One code path serves every
-spec; nothing here knows any preset by name.
+indexed by card id and branch predicates closures (``engines.gbg.tables``, the stage the phase
+handlers need), each phase gets its handler (``engines.gbg.phases``), the phase graph's edges
+are resolved to indices, showdown metrics become key functions, and betting menus are memoised
+by the few facts they depend on.  One code path serves every spec; nothing here knows any
+preset by name.  A ``CompiledGame`` is what a ``State`` runs on (the ``Game`` protocol of
+``engines.gbg.state``), including the renderer of a seat's observation (``engines.gbg.render``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from engines.gbg.spec import GameSpec, Metric, Predicate
-from engines.gbg.structure import successors
+from engines.gbg import render
+from engines.gbg.phases import Handler, make_handler
+from engines.gbg.spec import GameSpec, Metric
+from engines.gbg.state import State, StateTest
+from engines.gbg.structure import cards_needed, chance_paths, successors
+from engines.gbg.tables import CardTables
 
-if TYPE_CHECKING:
-    from engines.gbg.engine import State
-
-SeatTest = Callable[["State", int], bool]
-StateTest = Callable[["State"], bool]
+# Games whose chance events alone branch into more paths than this are never tree-compiled
+# (``engines.gbg.tree``).
+MAX_CHANCE_PATHS = 20_000
 
 
-class CompiledGame:
-    """Flat tables of one spec: card attributes, phase order, edges, metric."""
+class CompiledGame(CardTables):
+    """One spec compiled: its card tables, phase order, handlers, edges, showdown metric."""
 
     def __init__(self, spec: GameSpec) -> None:
-        from engines.gbg.phases import make_handler
-
-        self.spec = spec
+        super().__init__(spec)
         self.stack = spec.stack
-        deck = spec.deck
-        self.n_cards = deck.size
-        self.rank_of: list[int] = []
-        self.value_of: list[int] = []
-        self.suit_of: list[int] = []
-        self.label_of: list[str] = []
-        for r, rank in enumerate(deck.ranks):
-            for s, suit in enumerate(deck.suits):
-                for _ in range(deck.copies):
-                    self.rank_of.append(r)
-                    self.value_of.append(rank.value)
-                    self.suit_of.append(s)
-                    self.label_of.append(f"{rank.label}{suit}")
-        self.rank_index = {rank.label: r for r, rank in enumerate(deck.ranks)}
         self.phase_ids = [p.id for p in spec.phases]
         self.phase_index = {pid: i for i, pid in enumerate(self.phase_ids)}
-        self.handlers = [make_handler(self, i, p) for i, p in enumerate(spec.phases)]
+        self.handlers: list[Handler] = [make_handler(self, i, p) for i, p in enumerate(spec.phases)]
         self.edges: list[list[tuple[int, StateTest | None]]] = []
         for i, p in enumerate(spec.phases):
             if p.next:
@@ -62,56 +51,15 @@ class CompiledGame:
             e[0][0] if len(e) == 1 and e[0][1] is None else None for e in self.edges
         ]
         self.showdown_key = metric_key(self, spec.showdown.metric)
-        from engines.gbg.tree import MAX_CHANCE_PATHS, chance_paths
-
         self.tree_eligible = chance_paths(spec) <= MAX_CHANCE_PATHS
-        self.tree: Any = None
+        self.tree: Any = None  # the GameTree of engines.gbg.tree, built on the first deal
 
     def _target(self, phase_id: str) -> int:
         return -1 if phase_id == "showdown" else self.phase_index[phase_id]
 
-    # --- predicates -------------------------------------------------------------------------
-
-    def seat_test(self, pred: Predicate) -> SeatTest | None:
-        """The per-seat test of a predicate, or None when it is not about a seat."""
-        rank_of = self.rank_of
-        if pred.kind == "holds_pair":
-
-            def test(st: State, seat: int) -> bool:
-                ranks = [rank_of[c] for c in st.hands[seat]]
-                return len(set(ranks)) < len(ranks)
-
-            return test
-        if pred.kind == "holds_rank":
-            r = self.rank_index[pred.rank or ""]
-            return lambda st, seat: any(rank_of[c] == r for c in st.hands[seat])
-        if pred.kind == "chip_leader":
-            return lambda st, seat: st.stacks[seat] > st.stacks[1 - seat]
-        if pred.kind == "chose":
-            key = (pred.phase or "", pred.option or "")
-            return lambda st, seat: st.choices.get((key[0], seat)) == key[1]
-        if pred.kind == "holds_position":
-            name = pred.position or ""
-            return lambda st, seat: st.positions.get(name) == seat
-        return None
-
-    def predicate(self, pred: Predicate) -> StateTest:
-        """Compile a predicate to ``f(state) -> bool``."""
-        negate = pred.negate
-        if pred.kind == "pot_at_least":
-            amount = pred.amount or 0
-            return lambda st: (st.pot() >= amount) != negate
-        test = self.seat_test(pred)
-        assert test is not None
-        who = pred.who
-        if who in ("alice", "bob"):
-            seat = 0 if who == "alice" else 1
-            return lambda st: test(st, seat) != negate
-        if who == "either":
-            return lambda st: (test(st, 0) or test(st, 1)) != negate
-        if who == "both":
-            return lambda st: (test(st, 0) and test(st, 1)) != negate
-        return lambda st: (not (test(st, 0) or test(st, 1))) != negate
+    def observation(self, st: State, seat: int) -> dict[str, Any]:
+        """What ``seat`` sees of ``st``, as ``engines.gbg.render`` records it."""
+        return render.observation(st, seat)
 
 
 # --- showdown metrics ---------------------------------------------------------------------------
@@ -171,10 +119,8 @@ def metric_key(game: CompiledGame, metric: Metric) -> Callable[[State, int], Any
     return five_key
 
 
-def max_hand_size(spec: Any) -> int:
+def max_hand_size(spec: GameSpec) -> int:
     """The most cards a hand can hold along any path."""
-    from engines.gbg.structure import cards_needed
-
     return cards_needed(spec)[1]
 
 

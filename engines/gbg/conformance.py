@@ -5,6 +5,9 @@ has a legal action; chance outcomes are a probability distribution; chips are co
 every step; returns sum to zero and stay within the stacks.  And no leak: what a seat observes
 is identical across deals that differ only in the opponent's cards the seat has not been
 shown.  Presets run it in the tests; the generator's pool runs it on every accepted game.
+
+It is a harness over the engine, above it: it plays deals through ``engines.gbg.engine`` and
+replays them with ``engines.gbg.replay``, and no production module imports it.
 """
 
 from __future__ import annotations
@@ -14,11 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engines.gbg.engine import CHANCE, State, new_deal
+from engines.gbg.replay import Step, replay
 from engines.gbg.spec import GameSpec
 from engines.gbg.structure import max_decisions
-
-Step = tuple[str, Any]
-"""("chance", outcome) or ("action", action string): a deal in explicit-chance form."""
 
 
 @dataclass
@@ -51,17 +52,6 @@ def random_playout(spec: GameSpec, rng: random.Random) -> tuple[State, list[Step
             state.apply(action)
             steps.append(("action", action))
     return state, steps
-
-
-def replay(spec: GameSpec, steps: list[Step]) -> State:
-    """Replay explicit-chance steps from the start; raises ``ValueError`` if one is illegal."""
-    state = new_deal(spec, explicit_chance=True)
-    for kind, value in steps:
-        if kind == "chance":
-            state.apply_chance(value)
-        else:
-            state.apply(value)
-    return state
 
 
 def _check_deal(spec: GameSpec, rng: random.Random, report: ConformanceReport) -> list[Step]:

@@ -6,11 +6,15 @@ Each handler is built once per compiled game and holds no per-deal state (that l
 ``state.finish_phase()``, ``state.fold(...)`` or ``state.showdown()``.  The rulebook module
 states these same rules in words; ``engines.gbg.rulebook.consistency_errors`` checks that every
 number and name used here is stated there.
+
+A handler reads only the card tables and compiled predicates of its game (``CardTables``) and
+acts on a ``State``; ``engines.gbg.compiled.CompiledGame`` builds one handler per phase, so this
+module sits between those two and the compiled game.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engines.gbg.spec import (
     AuctionPhase,
@@ -25,12 +29,9 @@ from engines.gbg.spec import (
     SimultaneousPhase,
     SwapPhase,
 )
+from engines.gbg.state import PUBLIC, State
+from engines.gbg.tables import CardTables
 
-if TYPE_CHECKING:
-    from engines.gbg.compiled import CompiledGame
-    from engines.gbg.engine import State
-
-PUBLIC = 2
 FOLD, CHECK, CALL, BET = 0, 1, 2, 3
 
 
@@ -41,7 +42,7 @@ def _seats(who: str) -> list[int]:
 class Handler:
     """Base: a phase with no decisions finishes as soon as it is entered."""
 
-    def __init__(self, game: CompiledGame, index: int, phase: Any) -> None:
+    def __init__(self, game: CardTables, index: int, phase: Any) -> None:
         self.game = game
         self.index = index
         self.phase = phase
@@ -65,7 +66,7 @@ class DealHandler(Handler):
 
     phase: DealPhase
 
-    def __init__(self, game: CompiledGame, index: int, phase: DealPhase) -> None:
+    def __init__(self, game: CardTables, index: int, phase: DealPhase) -> None:
         super().__init__(game, index, phase)
         self.requests = [("card", s) for _ in range(phase.count) for s in (0, 1)]
 
@@ -87,7 +88,7 @@ class BettingHandler(Handler):
 
     phase: BettingPhase
 
-    def __init__(self, game: CompiledGame, index: int, phase: BettingPhase) -> None:
+    def __init__(self, game: CardTables, index: int, phase: BettingPhase) -> None:
         super().__init__(game, index, phase)
         self.cap = phase.raise_cap
         self.forced = phase.forced
@@ -256,7 +257,7 @@ class SecretChoiceHandler(Handler):
 class SimultaneousHandler(SecretChoiceHandler):
     phase: SimultaneousPhase
 
-    def __init__(self, game: CompiledGame, index: int, phase: SimultaneousPhase) -> None:
+    def __init__(self, game: CardTables, index: int, phase: SimultaneousPhase) -> None:
         super().__init__(game, index, phase)
         self.options = {o.name: o for o in phase.options}
         self.names = tuple(o.name for o in phase.options)
@@ -527,7 +528,7 @@ class SideBetHandler(Handler):
 
     phase: SideBetPhase
 
-    def __init__(self, game: CompiledGame, index: int, phase: SideBetPhase) -> None:
+    def __init__(self, game: CardTables, index: int, phase: SideBetPhase) -> None:
         super().__init__(game, index, phase)
         test = game.seat_test(phase.proposition)
         self.test = test
@@ -583,5 +584,5 @@ HANDLERS: dict[str, type[Handler]] = {
 }
 
 
-def make_handler(game: CompiledGame, index: int, phase: Phase) -> Handler:
+def make_handler(game: CardTables, index: int, phase: Phase) -> Handler:
     return HANDLERS[phase.kind](game, index, phase)

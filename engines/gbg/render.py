@@ -5,18 +5,19 @@ stack, the pot, positions, who the opponent is), then the public events and the 
 observations the rules show this seat, then the decision with its legal menu and the request
 for a JSON reply ``{"action": <chosen option>}``.  Everything here reads the event log through
 the seat's visibility, never the hidden state.
+
+``State.observation(seat)`` returns ``observation`` below: the state asks its compiled game,
+which calls this module, so the renderer reads the state without the state importing it.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from engines.gbg.engine import Event, State
+from engines.gbg.state import PUBLIC, Event, State
 
 NAMES = ("Alice", "Bob")
-PUBLIC = 2
 
 
 def _who(seat: int, viewer: int) -> str:

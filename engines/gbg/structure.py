@@ -7,15 +7,41 @@ stage) fix what these checks find before a spec is built.
 Checks: unique phase ids; edges point to later phases or to the showdown (so every deal ends);
 the last edge of a phase is unconditional; every phase is reachable; the deck holds enough
 cards for the longest path; antes and blinds fit the stack; every name a predicate, actor,
-peek or rule refers to exists; the showdown metric has the cards it needs.
+peek or rule refers to exists; the showdown metric has the cards it needs.  The bounds the
+checks compute along the phase graph (cards dealt, decisions, card sequences) serve the engine
+and the generator too.
+
+The checks read a spec through ``SpecContent``, its parts and nothing else, so that this module
+sits between the parts (``engines.gbg.parts``) and ``GameSpec`` (``engines.gbg.spec``), whose
+validator calls ``structural_errors``: imports run one way.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from engines.gbg.spec import GameSpec, Predicate
+from engines.gbg.parts import Deck, Phase, Predicate, Showdown
+
+
+class SpecContent(Protocol):
+    """What the checks read of a spec: a ``GameSpec``, or the generator's draft of one (built
+    with ``GameSpec.model_construct``, before the repairs have made it coherent)."""
+
+    @property
+    def deck(self) -> Deck: ...
+
+    @property
+    def stack(self) -> int: ...
+
+    @property
+    def ante(self) -> int: ...
+
+    @property
+    def phases(self) -> tuple[Phase, ...]: ...
+
+    @property
+    def showdown(self) -> Showdown: ...
+
 
 CHOICE_OPTIONS: dict[str, tuple[str, ...]] = {
     "peek": ("peek", "pass"),
@@ -25,7 +51,7 @@ CHOICE_OPTIONS: dict[str, tuple[str, ...]] = {
 }
 
 
-def successors(spec: GameSpec, index: int) -> list[str]:
+def successors(spec: SpecContent, index: int) -> list[str]:
     """Phase ids (or ``showdown``) that phase ``index`` may lead to."""
     phase = spec.phases[index]
     if phase.next:
@@ -33,7 +59,7 @@ def successors(spec: GameSpec, index: int) -> list[str]:
     return [spec.phases[index + 1].id if index + 1 < len(spec.phases) else "showdown"]
 
 
-def cards_needed(spec: GameSpec) -> tuple[int, int, int]:
+def cards_needed(spec: SpecContent) -> tuple[int, int, int]:
     """Upper bounds along the longest path: (cards taken from the deck, hand size, board size)."""
     index = {p.id: i for i, p in enumerate(spec.phases)}
     memo: dict[int, tuple[int, int, int]] = {}
@@ -69,7 +95,16 @@ def cards_needed(spec: GameSpec) -> tuple[int, int, int]:
     return walk(0)
 
 
-def structural_errors(spec: GameSpec) -> list[str]:
+def chance_paths(spec: SpecContent) -> int:
+    """An upper bound on the number of distinct card sequences a deal can draw."""
+    used = cards_needed(spec)[0]
+    paths = 1
+    for k in range(used):
+        paths *= spec.deck.size - k
+    return paths
+
+
+def structural_errors(spec: SpecContent) -> list[str]:
     errors: list[str] = []
     ids = [p.id for p in spec.phases]
     index = {pid: i for i, pid in enumerate(ids)}
@@ -187,7 +222,7 @@ def _phase_decisions(p: Any) -> int:
     return 0
 
 
-def max_decisions(spec: GameSpec) -> int:
+def max_decisions(spec: SpecContent) -> int:
     """The most decisions any deal of ``spec`` can take (the longest path of the phase graph)."""
     index = {p.id: i for i, p in enumerate(spec.phases)}
     memo: dict[int, int] = {}

@@ -12,33 +12,24 @@ function of the path (information states).
 
 Each compiled game holds at most ``budget`` nodes.  When a deal reaches a node the budget does
 not allow to expand, that deal continues in the interpreter from its exact position, and new
-deals of that game are interpreted from then on.
+deals of that game are interpreted from then on.  Which games qualify at all is decided when a
+spec is compiled (``CompiledGame.tree_eligible``: at most ``MAX_CHANCE_PATHS`` card sequences).
+
+The tree sits above the interpreter it memoises: it imports the state, the compiled game and
+the replay of a path (``engines.gbg.replay``), and ``engines.gbg.engine.new_deal`` above it
+chooses between a ``TreeState`` and an interpreted deal.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from engines.gbg.engine import CHANCE, TERMINAL, Move, State
+from engines.gbg.compiled import CompiledGame
+from engines.gbg.replay import replay
 from engines.gbg.rng import MASK64, DealRng
-
-if TYPE_CHECKING:
-    from engines.gbg.compiled import CompiledGame
+from engines.gbg.state import CHANCE, TERMINAL, Move, State, initial_state
 
 DEFAULT_BUDGET = 200_000
-# Games whose chance events alone branch into more paths than this are never tree-compiled.
-MAX_CHANCE_PATHS = 20_000
-
-
-def chance_paths(spec: Any) -> int:
-    """An upper bound on the number of distinct card sequences a deal can draw."""
-    from engines.gbg.structure import cards_needed
-
-    used = cards_needed(spec)[0]
-    paths = 1
-    for k in range(used):
-        paths *= spec.deck.size - k
-    return paths
 
 
 class Node:
@@ -86,8 +77,6 @@ class Node:
 
     def interpreter_state(self, spec: Any) -> State:
         """A fresh explicit-chance interpreter state at this node (replayed from the root)."""
-        from engines.gbg.conformance import replay
-
         return replay(spec, self.path())
 
     def _release_if_full(self) -> None:
@@ -104,13 +93,11 @@ class GameTree:
     """The lazily expanded tree of one compiled game, with its node budget."""
 
     def __init__(self, game: CompiledGame, budget: int = DEFAULT_BUDGET) -> None:
-        from engines.gbg.engine import new_deal
-
         self.game = game
         self.budget = budget
         self.size = 1
         self.enabled = True
-        self.root = Node(None, None, new_deal(game.spec, explicit_chance=True))
+        self.root = Node(None, None, initial_state(game, None))
 
     def child(self, node: Node, step: tuple[str, Any], index: Any) -> Node | None:
         """Expand ``node`` by ``step`` (stored under ``index``), or None past the budget."""
