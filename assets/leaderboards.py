@@ -52,6 +52,8 @@ def numbers(summary: Mapping[str, Any]) -> dict[str, Any]:
             out[key] = value
         elif isinstance(value, list):
             out[key] = ", ".join(f"{v:.2f}" for v in value)
+        elif isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
+            out[key] = "; ".join(f"{k}: {v}" for k, v in value.items()) or "none"
     return out
 
 

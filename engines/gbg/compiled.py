@@ -137,7 +137,8 @@ def _straight_high(values: set[int]) -> int:
 
 
 def best_five(values: Sequence[int], suits: Sequence[int]) -> tuple[int, ...]:
-    """Rank the best five-card poker hand in ``values``/``suits`` (5 to 7 cards).
+    """Rank the best five-card poker hand in ``values``/``suits`` (any number of cards: with
+    fewer than five, the categories that fit are ranked on the cards held).
 
     Returns (category, tie-breakers...) with categories 8 straight flush, 7 four of a kind,
     6 full house, 5 flush, 4 straight, 3 three of a kind, 2 two pair, 1 pair, 0 high card;
@@ -159,9 +160,12 @@ def best_five(values: Sequence[int], suits: Sequence[int]) -> tuple[int, ...]:
     for v in values:
         counts[v] = counts.get(v, 0) + 1
     groups = sorted(((n, v) for v, n in counts.items()), reverse=True)
-    if groups[0][0] == 4:
+    if groups[0][0] >= 4:  # a multi-copy deck can hold more than four of a value
         quad = groups[0][1]
-        return (7, quad, max(v for v in values if v != quad))
+        rest = sorted(values, reverse=True)
+        for _ in range(4):
+            rest.remove(quad)
+        return (7, quad, *rest[:1])  # the kicker, when the hand has a fifth card
     trips = [v for n, v in groups if n == 3]
     pairs = [v for n, v in groups if n == 2]
     if trips and (len(trips) > 1 or pairs):

@@ -15,6 +15,7 @@ complete runs, draws the clustered bootstrap once (B = 2,000 by default), and de
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,7 +138,13 @@ def _leaderboard_tables(
     order = list(board.table["model"])
     pairs = pairwise_margins(sample, config.level)
     direction = direction_agreement(pairs, board.table)
-    bt, bt_rho = bradley_terry_frame(runs, board.alpha)
+    not_estimable: dict[str, str] = {}
+    try:
+        bt, bt_rho = bradley_terry_frame(runs, board.alpha)
+    except ValueError as exc:  # complete separation: no finite maximum-likelihood fit
+        not_estimable["bradley_terry"] = str(exc)
+        bt = pd.DataFrame(columns=["model", "theta", "rank", "wins", "losses", "alpha"])
+        bt_rho = float("nan")
     logo = rob.leave_one_game_out(sample, board)
     sizes = tuple(size for size in config.subset_sizes if size < runs.n_games)
     subsets = rob.random_game_subsets(sample, board, rng, sizes, config.n_subsets)
@@ -177,6 +184,7 @@ def _leaderboard_tables(
         "block_kendall": block_fit.kendall_tau,
         "without_model": dropped,
         "without_model_kendall": without.kendall_tau,
+        "not_estimable": not_estimable,
     }
     return tables, summary
 
@@ -219,7 +227,11 @@ def _profile_tables(
     hardest = comp.games_leaderboard(sample, comp.top_games(cx.scores, hardest_k))
     temporal = z[:, comp.AXES.index("temporal")]
     most_temporal = comp.games_leaderboard(sample, comp.top_games(temporal, hardest_k))
-    split = comp.half_split_check(sample, alpha_game, z, rng, config.n_splits, hardest_k)
+    try:
+        split = comp.half_split_check(sample, alpha_game, z, rng, config.n_splits, hardest_k)
+    except (ValueError, np.linalg.LinAlgError) as exc:  # halves too small to fit the slopes
+        summary["not_estimable"]["half_split"] = f"{type(exc).__name__}: {exc}"
+        split = pd.DataFrame({"spread": pd.Series(dtype=float)})
     by_temporal = comp.tertile_leaderboards(sample, temporal)
     by_composite = comp.tertile_leaderboards(sample, cx.scores)
     dropped = summary["without_model"]
@@ -255,8 +267,10 @@ def _profile_tables(
             "composite_explained": cx.explained,
             "hardest_spread": hardest.spread(),
             "most_temporal_spread": most_temporal.spread(),
-            "half_split_spread_mean": float(split["spread"].mean()),
-            "half_split_spread_sd": float(split["spread"].std(ddof=1)),
+            "half_split_spread_mean": float(split["spread"].mean()) if len(split) else math.nan,
+            "half_split_spread_sd": float(split["spread"].std(ddof=1))
+            if len(split) > 1
+            else math.nan,
             "temporal_tertile_spreads": [b.spread() for b in by_temporal],
             "composite_tertile_spreads": [b.spread() for b in by_composite],
         }

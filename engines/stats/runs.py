@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from engines.tournament.corpus_checks import paired_runs
+from engines.tournament.corpus_checks import paired_runs, zero_sum
 from engines.tournament.pairs import RUN_KEY, complete_pairs, run_sizes
 
 FloatArray = npt.NDArray[np.float64]
@@ -125,6 +125,9 @@ def complete_runs(matches: pd.DataFrame) -> pd.DataFrame:
 def run_table(matches: pd.DataFrame) -> RunTable:
     """Reduce a match table to a ``RunTable`` (complete runs only)."""
     frame = complete_runs(matches)
+    conserved = zero_sum(matches)  # the margins are evidence only if the chips agree with them
+    if not conserved.passed:
+        raise ValueError(f"the corpus is refused: {conserved.message}")
     margin = pd.to_numeric(frame["margin_alice"], errors="coerce").to_numpy(dtype=np.float64)
     if not np.isfinite(margin).all():
         raise ValueError("margin_alice has missing or non-numeric values in complete matches")
