@@ -17,9 +17,9 @@ import pandas as pd
 
 from assets.leaderboards import GROUP_NAME, StatsConfig, numbers
 from assets.metadata import image_metadata, markdown_table
+from engines.axes.names import AXES
 from engines.stats.analysis import Analysis, analyse
 from engines.stats.capability import PROFILE_COLUMNS
-from engines.stats.composite import AXES
 
 COLUMNS: tuple[dg.TableColumn, ...] = (
     dg.TableColumn("model", "string", description="model"),

@@ -12,7 +12,7 @@ import pytest
 from assets import axes
 from assets.partitions import BENCHMARK_GAMES
 from assets.resources import ProjectPaths, RunProfile
-from engines.axes.diagnostics import AXES
+from engines.axes.names import AXES
 from engines.axes.screening import SCREENING_AXES
 from engines.gbg import rulebook
 from engines.gbg.generator import generate
