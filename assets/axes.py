@@ -30,9 +30,10 @@ import pandas as pd
 
 from arena.games import resolve_game
 from assets.metadata import image_metadata, markdown_table
-from assets.partitions import BENCHMARK_GAMES
+from assets.partitions import BENCHMARK_GAMES, concat_partitions
 from assets.resources import RunProfile
 from engines.axes.benchmark import (
+    AXIS_SCORE_COLUMNS,
     MAX_WORLD_FALLBACK_SHARE,
     axis_row,
     axis_score_problems,
@@ -191,9 +192,7 @@ def axis_scores(
     "diagnostics and the benchmark on two axes (Figure 1) as metadata.",
 )
 def benchmark_axes(axis_scores: dict[str, pd.DataFrame]) -> dg.Output[pd.DataFrame]:
-    frame = benchmark_table(
-        pd.concat([axis_scores[k] for k in sorted(axis_scores)], ignore_index=True)
-    )
+    frame = benchmark_table(concat_partitions(axis_scores, AXIS_SCORE_COLUMNS))
     tables = diagnostics_tables(frame)
     return dg.Output(
         frame,

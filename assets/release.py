@@ -31,8 +31,11 @@ import pandas as pd
 from pydantic import Field
 
 from assets.metadata import markdown_table
+from assets.partitions import concat_partitions
 from assets.resources import RunProfile
+from engines.axes.benchmark import AXIS_SCORE_COLUMNS
 from engines.gbg import ENGINE_VERSION
+from engines.tournament.records import MATCH_SCHEMA
 from quality.expectations import SUITES
 from quality.gates import DEFAULT_MAX_FALLBACK_RATE, GateResult
 from quality.release_gates import GAME_TABLES, MATCH_TABLES, table_gates
@@ -53,8 +56,12 @@ RELEASE_INPUTS: list[str] = [
     "leaderboards",
     "capability_profiles",
 ]
-# Inputs partitioned per game: they arrive as {partition key: table} and are concatenated.
-PARTITIONED: frozenset[str] = frozenset({"axis_scores", "match_corpus"})
+# Inputs partitioned per game, with their declared columns: they arrive as {partition key:
+# table} and are concatenated (assets.partitions.concat_partitions).
+PARTITIONED: dict[str, tuple[str, ...]] = {
+    "axis_scores": AXIS_SCORE_COLUMNS,
+    "match_corpus": tuple(MATCH_SCHEMA.names),
+}
 # Inputs whose own blocking checks already guard their contract before anything downstream runs
 # (reference_games: well_formed; accepted_games: conformance_and_rulebooks). They get no
 # release_gates check of their own; their release gates run inside release_bundle.
@@ -81,14 +88,6 @@ class ReleaseConfig(dg.Config):
         return Path(configured).expanduser().resolve() if configured else default_store()
 
 
-def as_table(value: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """A table, or the partitions of a per-game table concatenated in key order."""
-    if isinstance(value, pd.DataFrame):
-        return value
-    frames = [frame for _, frame in sorted(value.items())]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
 def gates_markdown(gates: Mapping[str, GateResult]) -> str:
     frame = pd.DataFrame(
         [
@@ -105,7 +104,9 @@ def build_release(
     config: ReleaseConfig,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The asset's value and metadata, as a plain function (publishes into the store)."""
-    tables = {name: as_table(value) for name, value in loaded.items()}
+    tables = {
+        name: concat_partitions(value, PARTITIONED.get(name, ())) for name, value in loaded.items()
+    }
     store = config.store_path()
     published, recorded = publish_release(
         tables, profile, store, max_fallback_rate=config.max_fallback_rate
@@ -182,6 +183,6 @@ ASSETS: list[dg.AssetsDefinition] = [release_bundle]
 CHECKS: list[dg.AssetChecksDefinition] = [
     table_gate_check(name)
     for name in RELEASE_INPUTS
-    if name not in PARTITIONED | GUARDED_UPSTREAM
+    if name not in PARTITIONED.keys() | GUARDED_UPSTREAM
     and (name in SUITES or name in GAME_TABLES or name in MATCH_TABLES)
 ]
