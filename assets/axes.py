@@ -29,6 +29,7 @@ import dagster as dg
 import pandas as pd
 
 from arena.games import resolve_game
+from arena.progress import ProgressReporter, Stages
 from assets.metadata import image_metadata, markdown_table
 from assets.partitions import BENCHMARK_GAMES, concat_partitions
 from assets.resources import RunProfile
@@ -75,19 +76,12 @@ def screening_axes(
 ) -> dg.Output[pd.DataFrame]:
     budget = screening_budget(profile.get().screening_budget)
     started = time.perf_counter()
-    last = [started]
-
-    def progress(done: int, total: int) -> None:
-        now = time.perf_counter()
-        if now - last[0] > 10 or done == total:
-            last[0] = now
-            rate = done / max(now - started, 1e-9)
-            context.log.info(
-                f"screened {done}/{total} games ({rate:.1f} games/s, "
-                f"~{(total - done) / max(rate, 1e-9):.0f}s left)"
-            )
-
-    frame = screening_table(accepted_games, budget, config.seed, progress)
+    with ProgressReporter(
+        "screening", total=len(accepted_games), unit="games", out=context.log.info
+    ) as reporter:
+        frame = screening_table(
+            accepted_games, budget, config.seed, lambda done, total: reporter.set(done, total)
+        )
     seconds = time.perf_counter() - started
     summary = frame[list(SCREENING_AXES)].describe().loc[["min", "50%", "max"]]
     return dg.Output(
@@ -155,15 +149,8 @@ def axis_scores(
     spec = GameSpec.from_json(listed["spec_json"].iloc[0]) if selected else resolve_game(token)
     budget = axis_budget(profile.get().axis_budget)
     started = time.perf_counter()
-    last = [started]
-
-    def progress(stage: str, done: int, total: int) -> None:
-        now = time.perf_counter()
-        if now - last[0] > 10 or done == total:
-            last[0] = now
-            context.log.info(f"{token}: {stage} {done}/{total} ({now - started:.0f}s)")
-
-    data = compute_with_rerun(spec, budget, config.seed, progress=progress).to_dict()
+    with Stages(token, unit="tasks", out=context.log.info) as progress:
+        data = compute_with_rerun(spec, budget, config.seed, progress=progress).to_dict()
     frame = pd.DataFrame([axis_row(token, spec, selected, data)])
     diagnostics = data["diagnostics"]
     return dg.Output(

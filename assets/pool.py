@@ -14,6 +14,7 @@ from typing import Any
 import dagster as dg
 import pandas as pd
 
+from arena.progress import ProgressReporter
 from assets.metadata import image_metadata, markdown_table
 from assets.resources import RunProfile
 from engines.gbg import ENGINE_VERSION, GameSpec, consistency_errors, rulebook
@@ -36,27 +37,19 @@ def seed_pool(context: dg.AssetExecutionContext, profile: RunProfile) -> dg.Outp
     config = GenerationConfig()
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
-    last = [started]
-
-    def progress(sampled: int, accepted: int) -> None:
-        now = time.perf_counter()
-        if now - last[0] > 10:
-            last[0] = now
-            context.log.info(
-                f"screened {sampled} seeds, accepted {accepted}/{chosen.max_accepted} "
-                f"({sampled / (now - started):.1f} seeds/s)"
-            )
-
-    for verdict in screen(
-        chosen.seed_start,
-        chosen.max_accepted,
-        config,
-        max_seeds=chosen.seed_count,
-        progress=progress,
-    ):
-        verdict["reasons"] = ",".join(verdict["reasons"])
-        verdict["repairs"] = json.dumps(verdict.get("repairs", []))
-        rows.append(verdict)
+    with ProgressReporter(
+        "seed pool, accepted", total=chosen.max_accepted, unit="games", out=context.log.info
+    ) as reporter:
+        for verdict in screen(
+            chosen.seed_start,
+            chosen.max_accepted,
+            config,
+            max_seeds=chosen.seed_count,
+            progress=lambda sampled, accepted: reporter.set(accepted, seeds=sampled),
+        ):
+            verdict["reasons"] = ",".join(verdict["reasons"])
+            verdict["repairs"] = json.dumps(verdict.get("repairs", []))
+            rows.append(verdict)
     summary = summarise(
         [{**r, "reasons": [x for x in r["reasons"].split(",") if x]} for r in rows],
         time.perf_counter() - started,
