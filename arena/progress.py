@@ -22,7 +22,7 @@ import sys
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, TextIO, cast
+from typing import Any, Self, TextIO, cast
 
 from tqdm import tqdm  # type: ignore[import-untyped]
 
@@ -84,7 +84,25 @@ class _Tqdm(tqdm):  # type: ignore[misc]
         return re.sub(r"\s+", " ", text).replace("( ", "(")  # tqdm pads rates to width 5
 
 
-class ProgressReporter:
+class _Closing:
+    """``with`` support: leaving the block calls :meth:`close`."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class ProgressReporter(_Closing):
     """Progress of one task of ``total`` units (``None``: not known yet), reported to ``out``
     (default ``sys.stderr``): a tqdm bar if ``out`` is a terminal, else throttled lines.
 
@@ -177,19 +195,8 @@ class ProgressReporter:
             self._bar._counting = True
             self._bar.close()
 
-    def __enter__(self) -> ProgressReporter:
-        return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-class Stages:
+class Stages(_Closing):
     """``progress(stage, done, total)`` callbacks as one :class:`ProgressReporter` per stage,
     described ``"<desc> <stage>"``; a stage ends (its final line) when it reaches its total or
     another stage starts, and :meth:`close` ends the last. Each stage's time runs from the end
@@ -222,17 +229,6 @@ class Stages:
             self._reporter.close()
             self._reporter = None
             self._since = self._clock()
-
-    def __enter__(self) -> Stages:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _printer(stream: TextIO) -> Callable[[str], None]:
