@@ -2,11 +2,13 @@
 
 Thin: ``arena.ablations.runner.run_ablations`` does the work.  Players: the roster's built-in
 players, the built-in ``search`` family at two depths (thinking budget) and an exact
-``best-response`` built-in; when ``GENSTRAT_LOCAL_LLM_URL`` names a local OpenAI-compatible
-server (the tests' SmolLM2) and the config allows it, the local model joins as a family at two
-token budgets, writes programs (with one repair turn), and judges the traces (held to the
-rubric schema).  The judge's association uses the games' axes, computed at the quick budget.
-Ratings (alpha) come from the tournament's complete pairs (the overall leaderboard fit).
+``best-response`` built-in; when the ``local_llm`` resource (``assets.resources.LocalModel``:
+its ``url``, else ``$GENSTRAT_LOCAL_LLM_URL``) or the config's ``llm_url`` names a local
+OpenAI-compatible server (the tests' SmolLM2) and the config allows it, the local model joins as
+a family at two token budgets, writes programs (with one repair turn), and judges the traces
+(held to the rubric schema).  The judge's association uses the games' axes, computed at the
+quick budget.  Ratings (alpha) are the ``leaderboards`` asset's (the overall leaderboard fit on
+the tournament's complete pairs); an empty leaderboard leaves the lambda fit out.
 
 The value is ONE long DataFrame, ``ablation, quantity, subject, estimate, ci_low, ci_high, n``
 (``ablation`` in programs | thinking_budget | judge | authoring); the detailed tables (efficiency,
@@ -14,24 +16,19 @@ thinking budget, authoring attempts, judgements, associations, program admission
 Markdown metadata, with one plot.
 """
 
-import os
-
 import dagster as dg
-import numpy as np
 import pandas as pd
 from pydantic import Field
 
 from arena.ablations.runner import AblationSettings, leaderboard_alpha, run_ablations
 from arena.roster import BuiltinEntry
 from assets.metadata import image_metadata, markdown_table
-from assets.resources import ProjectPaths, RunProfile
+from assets.resources import LOCAL_LLM_ENV_VAR, LocalModel, ProjectPaths, RunProfile
 from assets.roster import roster_from_table
 from assets.run_profiles import Profile, get_profile
 from engines.ablations.plots import ablation_plot
-from engines.stats.leaderboard import overall_leaderboard
 
 GROUP_NAME = "statistics"
-LOCAL_LLM_ENV = "GENSTRAT_LOCAL_LLM_URL"
 
 
 class AblationsConfig(dg.Config):
@@ -47,9 +44,14 @@ class AblationsConfig(dg.Config):
         default=None, description="bootstrap replicates over deals (default: the profile's B)"
     )
     seed: int = Field(default=0, description="seed of every random draw")
-    local_model: bool = Field(default=True, description=f"use ${LOCAL_LLM_ENV} when it is set")
+    local_model: bool = Field(
+        default=True,
+        description=f"use the local_llm resource (${LOCAL_LLM_ENV_VAR}) when it names a server",
+    )
     llm_runs: int = Field(default=1, description="runs per program for LLM players")
-    llm_url: str | None = Field(default=None, description=f"LLM server; default ${LOCAL_LLM_ENV}")
+    llm_url: str | None = Field(
+        default=None, description="LLM server; default the local_llm resource's"
+    )
     judge_max: int = Field(default=24, description="move traces the judge scores at most")
 
 
@@ -75,9 +77,11 @@ def settings_for(
     roster: pd.DataFrame,
     profile: Profile | None = None,
     benchmark: pd.DataFrame | None = None,
+    local_url: str | None = None,
 ) -> AblationSettings:
-    """The engine's settings: built-ins from the roster, the local model when configured, the
-    games and bootstrap size from the config, else the profile."""
+    """The engine's settings: built-ins from the roster, the local model (the config's
+    ``llm_url``, else ``local_url`` if the config allows a local model), the games and
+    bootstrap size from the config, else the profile."""
     profile = profile or get_profile("demo")
     games = ablation_games(config, profile, benchmark)
     bootstrap = config.bootstrap if config.bootstrap is not None else profile.bootstrap_resamples
@@ -86,7 +90,7 @@ def settings_for(
         for e in roster_from_table(roster).players
         if isinstance(e, BuiltinEntry)
     )
-    url = config.llm_url or (os.environ.get(LOCAL_LLM_ENV) if config.local_model else None)
+    url = config.llm_url or (local_url if config.local_model else None)
     llm: dict[str, object] = {}
     if url:
         base = {"kind": "openai", "model": "smollm2", "base_url": url,
@@ -115,21 +119,18 @@ def settings_for(
 def build_ablations(
     config: AblationsConfig,
     roster: pd.DataFrame,
-    complete_pairs: pd.DataFrame,
+    leaderboard: pd.DataFrame,
     folder: str,
     profile: Profile | None = None,
     benchmark: pd.DataFrame | None = None,
+    local_url: str | None = None,
 ) -> tuple[pd.DataFrame, dict[str, object]]:
-    """The asset's value and metadata, as a plain function."""
+    """The asset's value and metadata, as a plain function. ``leaderboard`` is the
+    ``leaderboards`` table (its ``alpha`` rates the players; empty: no lambda fit)."""
     from pathlib import Path
 
-    settings = settings_for(config, roster, profile, benchmark)
-    alpha: dict[str, float] = {}
-    if not complete_pairs.empty:
-        board = overall_leaderboard(
-            complete_pairs, np.random.default_rng(config.seed), n_boot=settings.bootstrap
-        )
-        alpha = leaderboard_alpha(board)
+    settings = settings_for(config, roster, profile, benchmark, local_url)
+    alpha = leaderboard_alpha(leaderboard) if not leaderboard.empty else {}
     result = run_ablations(settings, alpha, Path(folder))
     summary = result.summary()
     judged = result.judgements.drop(columns=["raw_reply"], errors="ignore")
@@ -165,13 +166,20 @@ def ablations(
     config: AblationsConfig,
     paths: ProjectPaths,
     profile: RunProfile,
+    local_llm: LocalModel,
     roster: pd.DataFrame,
-    complete_pairs: pd.DataFrame,
+    leaderboards: pd.DataFrame,
     benchmark_games: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     folder = paths.data_path() / "ablations"
     table, metadata = build_ablations(
-        config, roster, complete_pairs, str(folder), profile.get(), benchmark_games
+        config,
+        roster,
+        leaderboards,
+        str(folder),
+        profile.get(),
+        benchmark_games,
+        local_llm.base_url(),
     )
     return dg.Output(table, metadata=metadata)  # type: ignore[arg-type]
 

@@ -17,9 +17,11 @@ import pandas as pd
 
 from assets.leaderboards import GROUP_NAME, StatsConfig, numbers
 from assets.metadata import image_metadata, markdown_table
+from assets.partitions import concat_partitions
+from engines.axes.benchmark import AXIS_SCORE_COLUMNS
+from engines.axes.names import AXES
 from engines.stats.analysis import Analysis, analyse
 from engines.stats.capability import PROFILE_COLUMNS
-from engines.stats.composite import AXES
 
 COLUMNS: tuple[dg.TableColumn, ...] = (
     dg.TableColumn("model", "string", description="model"),
@@ -36,12 +38,9 @@ COLUMNS: tuple[dg.TableColumn, ...] = (
 def as_frame(axis_scores: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """Axis scores as one table keyed by ``game_seed``: a per-game partitioned upstream arrives
     as a dict of tables, and the axes stage names a game by its token (``game``)."""
-    if isinstance(axis_scores, pd.DataFrame):
-        frame = axis_scores
-    elif isinstance(axis_scores, Mapping) and axis_scores:
-        frame = pd.concat(list(axis_scores.values()), ignore_index=True)
-    else:
-        raise ValueError("axis_scores must be a DataFrame or a non-empty mapping of DataFrames")
+    frame = concat_partitions(axis_scores, AXIS_SCORE_COLUMNS)
+    if frame.empty:
+        raise ValueError("axis_scores has no rows in any partition")
     if "game_seed" not in frame.columns and "game" in frame.columns:
         seeds = pd.to_numeric(frame["game"], errors="coerce")
         frame = frame.loc[seeds.notna()].assign(game_seed=seeds.dropna().astype("int64"))

@@ -17,22 +17,22 @@ import dagster as dg
 import pandas as pd
 
 from assets.metadata import markdown_table
+from assets.partitions import concat_partitions
 from assets.roster import GROUP_NAME
 from engines.tournament import corpus_checks
 from engines.tournament.corpus_checks import MAX_FALLBACK_RATE, CheckResult
 from engines.tournament.pairs import (
     complete_pairs as keep_complete_pairs,
 )
+from engines.tournament.records import MATCH_SCHEMA
 
 
-def as_frame(parts: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """All partitions of a per-game asset as one table."""
-    if isinstance(parts, pd.DataFrame):
-        return parts
-    frames = [frame for _, frame in sorted(parts.items()) if not frame.empty]
-    if not frames:
+def all_matches(match_corpus: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Every game's matches as one table; ``ValueError`` when no partition has a match."""
+    matches = concat_partitions(match_corpus, MATCH_SCHEMA.names)
+    if matches.empty:
         raise ValueError("match_corpus has no matches in any partition")
-    return pd.concat(frames, ignore_index=True)
+    return matches
 
 
 @dg.asset(
@@ -42,7 +42,7 @@ def as_frame(parts: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     "counts of dropped deals by reason.",
 )
 def complete_pairs(match_corpus: dict[str, pd.DataFrame]) -> dg.Output[pd.DataFrame]:
-    matches = as_frame(match_corpus)
+    matches = all_matches(match_corpus)
     kept, dropped = keep_complete_pairs(matches)
     rates = corpus_checks.fallback_rates(matches)
     return dg.Output(
@@ -94,7 +94,7 @@ def unique_match_ids(complete_pairs: pd.DataFrame) -> dg.AssetCheckResult:
 def fallback_rate_within_bound(
     complete_pairs: pd.DataFrame, match_corpus: dict[str, pd.DataFrame]
 ) -> dg.AssetCheckResult:
-    matches = as_frame(match_corpus)
+    matches = all_matches(match_corpus)
     check = corpus_checks.fallback_bound(matches, MAX_FALLBACK_RATE)
     return _result(check, bound=MAX_FALLBACK_RATE)
 

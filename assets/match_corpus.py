@@ -11,7 +11,6 @@ benchmark game's, no duplicate match ids.  Games come from ``assets.partitions``
 the demo source and how to rewire to ``benchmark_games``).
 """
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -21,8 +20,9 @@ import pandas as pd
 from pydantic import Field
 
 from arena.games import resolve_games
+from arena.progress import ProgressReporter
 from arena.tournament.journal import MATCHES, MOVES
-from arena.tournament.runner import Progress, run_tournament
+from arena.tournament.runner import run_tournament
 from assets.partitions import BENCHMARK_GAMES
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import GROUP_NAME, roster_from_table
@@ -82,22 +82,18 @@ def match_corpus(
     games = resolve_games([token])
     runs = config.runs or profile.get().runs_per_matchup
     folder = partition_folder(paths.data_path(), token)
-    last = [time.perf_counter()]
-
-    def progress(p: Progress) -> None:
-        if time.perf_counter() - last[0] > 10 or p.done == p.total:
-            last[0] = time.perf_counter()
-            context.log.info(f"{token}: {p.done}/{p.total} matches, {p.moves} moves played")
-
-    summary = run_tournament(
-        roster_from_table(roster),
-        games,
-        runs,
-        folder,
-        parallel=config.parallel,
-        retry_failed=config.retry_failed,
-        progress=progress,
-    )
+    with ProgressReporter(token, unit="matches", out=context.log.info) as reporter:
+        summary = run_tournament(
+            roster_from_table(roster),
+            games,
+            runs,
+            folder,
+            parallel=config.parallel,
+            retry_failed=config.retry_failed,
+            progress=lambda p: reporter.set(
+                p.done, p.total, already=p.done - p.played, moves=p.moves
+            ),
+        )
     for name, message in summary.stopped.items():
         context.log.warning(f"{name}: {message}")
     refusals = [

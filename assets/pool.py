@@ -15,6 +15,7 @@ import dagster as dg
 import pandas as pd
 
 from arena.parallel import process_pool
+from arena.progress import ProgressReporter
 from assets.metadata import image_metadata, markdown_table
 from assets.resources import RunProfile
 from engines.gbg import ENGINE_VERSION, GameSpec, consistency_errors, rulebook
@@ -38,25 +39,19 @@ def seed_pool(context: dg.AssetExecutionContext, profile: RunProfile) -> dg.Outp
     config = GenerationConfig()
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
-    last = [started]
-
-    def progress(sampled: int, accepted: int) -> None:
-        now = time.perf_counter()
-        if now - last[0] > 10:
-            last[0] = now
-            context.log.info(
-                f"screened {sampled} seeds, accepted {accepted}/{chosen.max_accepted} "
-                f"({sampled / (now - started):.1f} seeds/s)"
-            )
-
-    with process_pool() as pool:
+    with (
+        ProgressReporter(
+            "seed pool, accepted", total=chosen.max_accepted, unit="games", out=context.log.info
+        ) as reporter,
+        process_pool() as pool,
+    ):
         for verdict in screen(
             chosen.seed_start,
             chosen.max_accepted,
             config,
             pool=pool,
             max_seeds=chosen.seed_count,
-            progress=progress,
+            progress=lambda sampled, accepted: reporter.set(accepted, seeds=sampled),
         ):
             verdict["reasons"] = ",".join(verdict["reasons"])
             verdict["repairs"] = json.dumps(verdict.get("repairs", []))

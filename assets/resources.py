@@ -16,6 +16,7 @@ from assets.run_profiles import PROFILE_ENV_VAR, Profile, get_profile
 
 DATA_ENV_VAR = "GENSTRAT_DATA"
 DEFAULT_DATA_DIR = "data"
+LOCAL_LLM_ENV_VAR = "GENSTRAT_LOCAL_LLM_URL"
 
 
 class ProjectPaths(dg.ConfigurableResource):
@@ -52,3 +53,20 @@ class RunProfile(dg.ConfigurableResource):
         """Resolve the profile; ``ValueError`` with the valid choices for an unknown name."""
         chosen = self.name or dg.EnvVar(PROFILE_ENV_VAR).get_value()
         return get_profile(chosen or None)
+
+
+class LocalModel(dg.ConfigurableResource):
+    """A local OpenAI-compatible model server (e.g. the bundled SmolLM2) that the ablations may
+    use as players, program author and judge.
+
+    ``url`` left unset means ``$GENSTRAT_LOCAL_LLM_URL``; neither set means no local model.
+    """
+
+    url: str | None = Field(
+        default=None,
+        description=f"base URL of the server; default ${LOCAL_LLM_ENV_VAR}, else none",
+    )
+
+    def base_url(self) -> str | None:
+        """The server's base URL, or ``None`` when no local model is configured."""
+        return self.url or dg.EnvVar(LOCAL_LLM_ENV_VAR).get_value() or None

@@ -33,7 +33,7 @@ from assets import (
     release,
     roster,
 )
-from assets.resources import ProjectPaths, RunProfile
+from assets.resources import LocalModel, ProjectPaths, RunProfile
 from pipelines.automation import SCHEDULES, SENSORS
 from pipelines.io_managers import ParquetIOManager
 from pipelines.jobs import JOBS
@@ -79,6 +79,7 @@ def build_resources() -> dict[str, dg.ConfigurableResource | dg.ConfigurableIOMa
     return {
         "paths": paths,
         "profile": RunProfile(),
+        "local_llm": LocalModel(),
         "io_manager": ParquetIOManager(paths=paths),
     }
 

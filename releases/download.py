@@ -27,8 +27,6 @@ import json
 import os
 import random
 import shutil
-import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,6 +34,7 @@ from urllib.parse import quote
 
 import httpx
 
+from arena.progress import ProgressReporter
 from arena.retry import Failed, RetryPolicy, retry, retryable_status
 from releases.bundle import RELEASE_ID_PATTERN
 from releases.store import INDEX, find_entry
@@ -188,55 +187,13 @@ def open_source(source: str | Path) -> LocalSource | HttpSource:
     return LocalSource(Path(text).expanduser())
 
 
-class _Bar:
-    """Progress on stderr: a tqdm bar on a terminal, else a line of counts every few seconds."""
-
-    def __init__(self, total: int, desc: str, enabled: bool) -> None:
-        self.bar: Any = None
-        self.counts = enabled and not sys.stderr.isatty()
-        self.total, self.desc, self.done = total, desc, 0
-        self.started = self.last = time.monotonic()
-        if enabled and not self.counts:
-            from tqdm import tqdm  # type: ignore[import-untyped]
-
-            self.bar = tqdm(
-                total=total,
-                desc=desc,
-                unit="B",
-                unit_scale=True,
-                unit_divisor=1024,
-                file=sys.stderr,
-                mininterval=0.5,
-            )
-
-    def update(self, n: int) -> None:
-        if self.bar is not None:
-            self.bar.update(n)
-        self.done += n
-        now = time.monotonic()
-        if self.counts and now - self.last >= COUNT_INTERVAL_S:
-            self.last = now
-            rate = self.done / max(now - self.started, 1e-9)
-            left = (self.total - self.done) / max(rate, 1e-9)
-            print(
-                f"{self.desc}: {self.done / 2**20:.1f} of {self.total / 2**20:.1f} MiB "
-                f"({rate / 2**20:.1f} MiB/s, ~{left:.0f} s left)",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 def _fetch(
     source: LocalSource | HttpSource,
     relative: str,
     partial: Path,
     size: int,
     sha256: str,
-    bar: _Bar,
+    bar: ProgressReporter,
 ) -> None:
     """Bring one file into ``partial`` (resuming its ``.part``) and check size and hash."""
     target = partial / relative.split("/", 1)[1]
@@ -345,7 +302,15 @@ def _pull_into(
     files = [(str(e["path"]), int(e["bytes"]), str(e["sha256"])) for e in manifest["files"]]
     if archive:
         files.append((f"{release_id}.tar.gz", int(archive["bytes"]), str(archive["sha256"])))
-    bar = _Bar(sum(size for _, size, _ in files), release_id, progress)
+    bar = ProgressReporter(
+        release_id,
+        total=sum(size for _, size, _ in files),
+        unit="B",
+        unit_scale=True,
+        unit_divisor=1024,
+        every_s=COUNT_INTERVAL_S,
+        enabled=progress,
+    )
     try:
         for relative, size, sha256 in files:
             _fetch(store, f"{release_id}/{relative}", partial, size, sha256, bar)

@@ -30,8 +30,9 @@ from typing import Any
 
 from engines.axes.budgets import AxisBudget
 from engines.axes.decisions import Decision, decision_distribution
-from engines.axes.diagnostics import AXES, combine_seats, mean_and_error
+from engines.axes.diagnostics import combine_seats, mean_and_error
 from engines.axes.information import SearchStats, information_differences
+from engines.axes.names import AXES, SEAT_AXES
 from engines.axes.opponent import opponent_variance
 from engines.axes.play import DealTrace
 from engines.axes.population import (
@@ -301,7 +302,7 @@ def _assemble(
         errors["information"].append(error * scale)
     axes = {"state_space": space.log10_states}
     sampling_error = {"state_space": math.nan}
-    for name in ("temporal", "opponent", "information", "precision"):
+    for name in SEAT_AXES:
         axes[name], sampling_error[name] = combine_seats(seats[name], errors[name])
     return AxisReport(
         axes={name: axes[name] for name in AXES},

@@ -18,8 +18,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
-AXES = ("state_space", "temporal", "opponent", "information", "precision")
-
 
 def mean_and_error(values: Sequence[float]) -> tuple[float, float]:
     """The mean and its standard error (NaN mean for no values; 0 error for one)."""

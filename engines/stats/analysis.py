@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from engines.axes.names import AXES
 from engines.stats import capability as prof
 from engines.stats import composite as comp
 from engines.stats import plots
@@ -82,12 +83,10 @@ class Analysis:
             "per_game_heatmap": plots.per_game_heatmap(self.tables["per_game_alpha"], order),
         }
         if "profile" in self.tables:
-            figures["profile_heatmap"] = plots.profile_heatmap(
-                self.tables["profile"], order, comp.AXES
-            )
+            figures["profile_heatmap"] = plots.profile_heatmap(self.tables["profile"], order, AXES)
         if self.z is not None and self.composite_scores is not None:
             figures["benchmark_axes"] = plots.axes_map(
-                self.z, self.composite_scores, "temporal", "state_space", comp.AXES
+                self.z, self.composite_scores, "temporal", "state_space", AXES
             )
         return figures
 
@@ -225,7 +224,7 @@ def _profile_tables(
     hardest_k = min(config.hardest, runs.n_games)
     cx = comp.composite(alpha_game, z)
     hardest = comp.games_leaderboard(sample, comp.top_games(cx.scores, hardest_k))
-    temporal = z[:, comp.AXES.index("temporal")]
+    temporal = z[:, AXES.index("temporal")]
     most_temporal = comp.games_leaderboard(sample, comp.top_games(temporal, hardest_k))
     try:
         split = comp.half_split_check(sample, alpha_game, z, rng, config.n_splits, hardest_k)
@@ -247,8 +246,8 @@ def _profile_tables(
     )
     tables.update(
         {
-            "axis_slopes": pd.DataFrame(cx.slopes, index=list(runs.models), columns=comp.AXES),
-            "composite_weights": pd.DataFrame({"axis": comp.AXES, "weight": cx.weights}),
+            "axis_slopes": pd.DataFrame(cx.slopes, index=list(runs.models), columns=AXES),
+            "composite_weights": pd.DataFrame({"axis": AXES, "weight": cx.weights}),
             "composite_scores": pd.DataFrame({"game_seed": runs.game_seeds, "score": cx.scores}),
             "hardest_leaderboard": _board_table(hardest, f"hardest {hardest_k}"),
             "most_temporal_leaderboard": _board_table(most_temporal, "most temporal"),

@@ -18,9 +18,11 @@ import numpy.typing as npt
 import pandas as pd
 from scipy import stats
 
+from engines.axes.names import AXES
 from engines.stats.bootstrap import bootstrap_p_value, percentile_interval
-from engines.stats.composite import AXES, standardise
+from engines.stats.composite import regressor_zscores
 from engines.stats.ranks import spearman_rho
+from engines.stats.zscores import zscores
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -131,7 +133,7 @@ def factor_analysis(
     """
     keep = np.isfinite(alpha_game).all(axis=0)
     grid = alpha_game[:, keep]
-    std = (grid - grid.mean(axis=1, keepdims=True)) / grid.std(axis=1, keepdims=True)
+    std = zscores(grid, ddof=0, axis=1)
     u, s, vt = np.linalg.svd(std, full_matrices=False)
     loadings, scores = u[:, 0], s[0] * vt[0]
     if np.corrcoef(loadings, overall)[0, 1] < 0:
@@ -297,7 +299,7 @@ def verbosity_check(
     """
     if (np.asarray(rulebook_chars) <= 0).any():
         raise ValueError("rulebook lengths must be positive character counts")
-    verbosity = standardise(np.log10(np.asarray(rulebook_chars, dtype=np.float64))[:, None])
+    verbosity = regressor_zscores(np.log10(np.asarray(rulebook_chars, dtype=np.float64))[:, None])
     regressors = np.column_stack([z, verbosity])
     table = profile_slopes(
         alpha_game,

@@ -22,14 +22,15 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from engines.axes.names import AXES
 from engines.stats.leaderboard import Leaderboard, RunSample, fit_leaderboard
 from engines.stats.robustness import refit_on_games
+from engines.stats.zscores import zscores
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-AXES: tuple[str, ...] = ("state_space", "temporal", "opponent", "information", "precision")
 HARDEST = 8
 N_SPLITS = 20
 
@@ -47,7 +48,8 @@ class Composite:
 def zscore_axes(axis_scores: pd.DataFrame, game_seeds: IntArray) -> FloatArray:
     """z_a(g) = (x_a(g) - mean_a) / sd_a over the corpus's games (G, 5), in ``game_seeds`` order.
 
-    The standard deviation is the population one (ddof = 0), so each column has unit variance.
+    The standard deviation is the population one (ddof = 0), so each column has unit variance
+    (see ``engines.stats.zscores`` for the choice).
     """
     missing = [c for c in ("game_seed", *AXES) if c not in axis_scores.columns]
     if missing:
@@ -57,18 +59,17 @@ def zscore_axes(axis_scores: pd.DataFrame, game_seeds: IntArray) -> FloatArray:
     if absent:
         raise ValueError(f"no axis scores for game(s) {absent[:5]}; every played game needs them")
     x = table.loc[list(game_seeds), list(AXES)].to_numpy(dtype=np.float64)
-    return standardise(x)
+    return regressor_zscores(x)
 
 
-def standardise(x: FloatArray) -> FloatArray:
-    """Columns centred and scaled to unit population variance; constant columns raise."""
-    sd = x.std(axis=0)
-    if (sd == 0).any() or not np.isfinite(x).all():
+def regressor_zscores(x: FloatArray) -> FloatArray:
+    """Section 7's z-scores of regressors (columns, population SD: unit variance); a constant or
+    non-finite column raises, since no slope can be fitted on it."""
+    if not np.isfinite(x).all() or (np.ptp(x, axis=0) == 0).any():
         raise ValueError(
             "an axis is constant or non-finite across the games; it cannot be z-scored"
         )
-    z: FloatArray = (x - x.mean(axis=0)) / sd
-    return z
+    return zscores(x, ddof=0)
 
 
 def axis_slopes(alpha_game: FloatArray, z: FloatArray) -> FloatArray:

@@ -25,7 +25,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from engines.stats.composite import AXES
+from engines.axes.names import AXES
+from engines.stats.zscores import zscores
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -103,7 +104,7 @@ def simulate_corpus(config: SimulationConfig, rng: np.random.Generator) -> Simul
     models = tuple(f"model-{k + 1:02d}" for k in range(config.n_models))
     late_models = models[config.n_models - config.n_late_models :]
     axis_scores = _draw_games(config, rng)
-    z = _zscore(axis_scores[list(AXES)].to_numpy(dtype=np.float64))
+    z = zscores(axis_scores[list(AXES)].to_numpy(dtype=np.float64), ddof=0)
     scale = axis_scores["payoff_scale"].to_numpy(dtype=np.float64)
     alpha, slopes, jag, alpha_game = _draw_strengths(config, z, scale, rng)
     seat = rng.normal(0.0, config.seat_advantage_sd, config.n_games) * scale
@@ -145,12 +146,6 @@ def noise_free(matches: pd.DataFrame, truth: PlantedTruth) -> pd.DataFrame:
     out["alice_chip_delta"] = margin / 2.0
     out["bob_chip_delta"] = -margin / 2.0
     return out
-
-
-def _zscore(x: FloatArray) -> FloatArray:
-    centred = x - x.mean(axis=0)
-    z: FloatArray = centred / x.std(axis=0)
-    return z
 
 
 def _draw_games(config: SimulationConfig, rng: np.random.Generator) -> pd.DataFrame:

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-import time
 from typing import Any
 
 
@@ -38,6 +36,7 @@ def register(subparsers: Any) -> None:
 def axes_command(args: argparse.Namespace) -> int:
     from arena.games import resolve_game
     from arena.parallel import process_pool
+    from arena.progress import COMMAND_INTERVAL_S, Stages
     from engines.axes.budgets import axis_budget
     from engines.axes.compute import compute_axes, compute_with_rerun
 
@@ -47,21 +46,10 @@ def axes_command(args: argparse.Namespace) -> int:
         raise ValueError(f"--seed must be a non-negative integer, got {args.axis_seed}")
     spec = resolve_game(args.seed)
     budget = axis_budget(args.budget)
-    started = time.perf_counter()
-
-    tty = sys.stderr.isatty()
-    last = [started]
-
-    def progress(stage: str, done: int, total: int) -> None:
-        now = time.perf_counter()
-        line = f"{stage}: {done}/{total} ({now - started:.0f}s)"
-        if tty:
-            print(f"\r{line}   ", end="", file=sys.stderr, flush=True)
-        elif done == total or now - last[0] > 5:
-            last[0] = now
-            print(line, file=sys.stderr, flush=True)
-
-    with process_pool(args.workers) as pool:
+    with (
+        Stages(unit="tasks", every_s=COMMAND_INTERVAL_S) as progress,
+        process_pool(args.workers) as pool,
+    ):
         if args.rerun:
             report = compute_with_rerun(spec, budget, args.axis_seed, pool=pool, progress=progress)
         else:
@@ -72,8 +60,6 @@ def axes_command(args: argparse.Namespace) -> int:
                 pool=pool,
                 progress=progress,
             )
-    if tty:
-        print(file=sys.stderr)
     data = {
         "game": args.seed,
         "name": spec.name,

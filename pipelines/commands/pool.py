@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -85,6 +84,7 @@ def load_config(path: Path) -> Any:
 
 def screen_command(args: argparse.Namespace) -> int:
     from arena.parallel import process_pool
+    from arena.progress import COMMAND_INTERVAL_S, ProgressReporter
     from engines.gbg.acceptance import AcceptanceSettings
     from engines.gbg.generator import GenerationConfig
     from engines.gbg.seed_pool import screen, summarise
@@ -96,23 +96,11 @@ def screen_command(args: argparse.Namespace) -> int:
     config = load_config(args.config) if args.config else GenerationConfig()
     settings = AcceptanceSettings(**({"deals": args.deals} if args.deals else {}))
     started = time.perf_counter()
-    last = [0.0]
-
-    def progress(sampled: int, accepted: int) -> None:
-        now = time.perf_counter()
-        if now - last[0] >= 2.0 or accepted == args.count:
-            last[0] = now
-            rate = sampled / max(now - started, 1e-9)
-            left = (args.count - accepted) * (sampled / max(accepted, 1)) / max(rate, 1e-9)
-            print(
-                f"\rscreened {sampled} seeds, accepted {accepted}/{args.count} "
-                f"({rate:.1f} seeds/s, ~{left:.0f}s left)",
-                end="",
-                file=sys.stderr,
-            )
-
     verdicts = []
     sink = args.verdicts.open("w", encoding="utf-8") if args.verdicts else None
+    reporter = ProgressReporter(
+        "accepted", total=args.count, unit="games", every_s=COMMAND_INTERVAL_S
+    )
     try:
         with process_pool(args.workers) as pool:
             for verdict in screen(
@@ -122,16 +110,16 @@ def screen_command(args: argparse.Namespace) -> int:
                 settings,
                 pool=pool,
                 max_seeds=args.max_seeds,
-                progress=progress,
+                progress=lambda sampled, accepted: reporter.set(accepted, seeds=sampled),
             ):
                 verdict.pop("spec_json", None)
                 verdicts.append(verdict)
                 if sink:
                     sink.write(json.dumps(verdict) + "\n")
     finally:
+        reporter.close()
         if sink:
             sink.close()
-    print(file=sys.stderr)
     summary = summarise(verdicts, time.perf_counter() - started)
     summary = {"start": args.start, "config_hash": config.config_hash, **summary}
     if args.json:

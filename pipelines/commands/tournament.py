@@ -49,34 +49,9 @@ def register(subparsers: Any) -> None:
     run.set_defaults(handler=run_command)
 
 
-class _ProgressLine:
-    """Periodic counts on stderr: done/total, matches per second, ETA."""
-
-    def __init__(self, enabled: bool, every_s: float = 2.0) -> None:
-        self.enabled = enabled
-        self.every_s = every_s
-        self.last = -every_s
-
-    def __call__(self, progress: Any) -> None:
-        if not self.enabled:
-            return
-        final = progress.done == progress.total
-        if progress.elapsed_s - self.last < self.every_s and not final:
-            return
-        self.last = progress.elapsed_s
-        rate = progress.played / progress.elapsed_s if progress.elapsed_s > 0 else 0.0
-        left = progress.total - progress.done
-        eta = f"{left / rate:,.0f} s" if rate > 0 else "?"
-        print(
-            f"tournament: {progress.done:,}/{progress.total:,} matches, "
-            f"{rate:,.1f} matches/s, {progress.moves:,} moves, ETA {eta}",
-            file=sys.stderr,
-            flush=True,
-        )
-
-
 def run_command(args: argparse.Namespace) -> int:
     from arena.games import resolve_games
+    from arena.progress import COMMAND_INTERVAL_S, ProgressReporter
     from arena.roster import load_roster
     from arena.tournament.runner import run_tournament
     from engines.tournament.schedule import parse_game_list
@@ -89,17 +64,22 @@ def run_command(args: argparse.Namespace) -> int:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
     roster = load_roster(Path(args.roster))
     games = resolve_games(parse_game_list(args.games))
-    summary = run_tournament(
-        roster,
-        games,
-        args.runs,
-        Path(args.out),
-        parallel=args.parallel,
-        workers=args.workers,
-        retry_failed=args.retry_failed,
-        offline=args.offline,
-        progress=_ProgressLine(not args.quiet),
-    )
+    with ProgressReporter(
+        "tournament", unit="matches", every_s=COMMAND_INTERVAL_S, enabled=not args.quiet
+    ) as reporter:
+        summary = run_tournament(
+            roster,
+            games,
+            args.runs,
+            Path(args.out),
+            parallel=args.parallel,
+            workers=args.workers,
+            retry_failed=args.retry_failed,
+            offline=args.offline,
+            progress=lambda p: reporter.set(
+                p.done, p.total, already=p.done - p.played, moves=p.moves
+            ),
+        )
     report = summary.as_dict()
     if args.json:
         print(json.dumps(report, indent=2))

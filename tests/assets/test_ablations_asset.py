@@ -10,14 +10,13 @@ import pytest
 
 from arena.roster import parse_roster
 from assets.ablations import (
-    LOCAL_LLM_ENV,
     AblationsConfig,
     ablation_games,
     ablations,
     build_ablations,
     settings_for,
 )
-from assets.resources import ProjectPaths, RunProfile
+from assets.resources import LOCAL_LLM_ENV_VAR, LocalModel, ProjectPaths, RunProfile
 from assets.roster import roster_table
 from assets.run_profiles import get_profile
 from tests.doubles.scripted_server import ScriptedServer
@@ -33,12 +32,12 @@ ROSTER = roster_table(
         }
     )
 )
-PAIRS = pd.DataFrame()  # no tournament: the lambda fit is left out, every other ablation runs
+BOARD = pd.DataFrame()  # no leaderboard: the lambda fit is left out, every other ablation runs
 
 
 def test_ablations_on_built_in_players_as_a_plain_function(tmp_path: Path) -> None:
     config = AblationsConfig(games=["kuhn"], runs=2, bootstrap=20, local_model=False)
-    table, metadata = build_ablations(config, ROSTER, PAIRS, str(tmp_path))
+    table, metadata = build_ablations(config, ROSTER, BOARD, str(tmp_path))
     assert list(table.columns) == [
         "ablation", "quantity", "subject", "estimate", "ci_low", "ci_high", "n"
     ]  # fmt: skip
@@ -54,9 +53,9 @@ def test_ablations_materialize_with_a_scripted_local_model(tmp_path: Path) -> No
     def roster_stub() -> pd.DataFrame:
         return ROSTER
 
-    @dg.asset(name="complete_pairs")
-    def pairs_stub() -> pd.DataFrame:
-        return PAIRS
+    @dg.asset(name="leaderboards")
+    def board_stub() -> pd.DataFrame:
+        return BOARD
 
     @dg.asset(name="benchmark_games")
     def benchmark_stub() -> pd.DataFrame:
@@ -64,19 +63,14 @@ def test_ablations_materialize_with_a_scripted_local_model(tmp_path: Path) -> No
 
     with ScriptedServer(script) as server:
         result = dg.materialize(
-            [roster_stub, pairs_stub, benchmark_stub, ablations],
-            resources={"paths": ProjectPaths(data_dir=str(tmp_path)), "profile": RunProfile()},
+            [roster_stub, board_stub, benchmark_stub, ablations],
+            resources={
+                "paths": ProjectPaths(data_dir=str(tmp_path)),
+                "profile": RunProfile(),
+                "local_llm": LocalModel(url=server.url),  # the server through the resource
+            },
             run_config={
-                "ops": {
-                    "ablations": {
-                        "config": {
-                            "games": ["kuhn"],
-                            "runs": 1,
-                            "bootstrap": 10,
-                            "llm_url": server.url,
-                        }
-                    }
-                }
+                "ops": {"ablations": {"config": {"games": ["kuhn"], "runs": 1, "bootstrap": 10}}}
             },
         )
     assert result.success
@@ -94,13 +88,13 @@ def test_every_ablation_lands_in_the_asset_with_the_local_model(tmp_path: Path) 
     """The real local model (SmolLM2-135M, started by `make pytest`) as players at two token
     budgets, author and judge: both arms, the thinking budget, the judge's association and
     the authoring attempts all land in the asset."""
-    url = os.environ.get(LOCAL_LLM_ENV)
+    url = os.environ.get(LOCAL_LLM_ENV_VAR)
     if not url:
         if os.environ.get("CI") == "true":
-            pytest.fail(f"{LOCAL_LLM_ENV} is not set under CI")
-        pytest.skip(f"no local LLM server ({LOCAL_LLM_ENV} unset); `make pytest` starts one")
+            pytest.fail(f"{LOCAL_LLM_ENV_VAR} is not set under CI")
+        pytest.skip(f"no local LLM server ({LOCAL_LLM_ENV_VAR} unset); `make pytest` starts one")
     config = AblationsConfig(games=["kuhn"], runs=1, bootstrap=20, llm_url=url, judge_max=8, seed=0)
-    table, metadata = build_ablations(config, ROSTER, PAIRS, str(tmp_path))
+    table, metadata = build_ablations(config, ROSTER, BOARD, str(tmp_path))
     assert "stopped" not in str(metadata["notes"]), metadata["notes"]
     quantities = {(r.quantity, r.subject) for r in table.itertuples()}
     for player in ("smollm2-low", "smollm2-high"):
@@ -133,3 +127,19 @@ def test_the_paper_profile_adds_the_first_benchmark_games_and_its_bootstrap() ->
     assert settings_for(AblationsConfig(bootstrap=50, local_model=False), ROSTER).bootstrap == 50
     with pytest.raises(ValueError, match="non-negative"):
         ablation_games(AblationsConfig(benchmark_games=-1), demo, benchmark)
+
+
+def test_the_local_model_comes_from_the_resource_unless_the_config_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(LOCAL_LLM_ENV_VAR, "http://127.0.0.1:9/v1")
+    assert LocalModel().base_url() == "http://127.0.0.1:9/v1"
+    assert LocalModel(url="http://127.0.0.1:8/v1").base_url() == "http://127.0.0.1:8/v1"
+    monkeypatch.setenv(LOCAL_LLM_ENV_VAR, "")
+    assert LocalModel().base_url() is None
+    url = "http://127.0.0.1:9/v1"
+    used = settings_for(AblationsConfig(), ROSTER, local_url=url)
+    assert {p["base_url"] for p in used.llm_players} == {url}
+    assert settings_for(AblationsConfig(local_model=False), ROSTER, local_url=url).llm_players == ()
+    chosen = AblationsConfig(local_model=False, llm_url="http://127.0.0.1:7/v1")
+    assert settings_for(chosen, ROSTER, local_url=url).judge["base_url"] == chosen.llm_url

@@ -24,6 +24,7 @@ from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig
 from engines.gbg.seed_pool import screen
 from engines.stats.capability import PROFILE_COLUMNS
 from pipelines.io_managers import ParquetIOManager, write_parquet_atomically
+from releases.contents import WALL_CLOCK_COLUMNS
 from releases.store import list_releases, verify
 from tests.releases.support import snapshot
 from tests.support import ProjectEnv
@@ -166,7 +167,7 @@ def test_the_release_is_published_verified_and_stable(
     )
     later = materialize(project_env, replayed, store)
     assert later.success and later.asset_value("release_bundle").iloc[0]["release_id"] == release_id
-    assert not set(release.WALL_CLOCK_COLUMNS) & set(
+    assert not set(WALL_CLOCK_COLUMNS) & set(
         pd.read_parquet(folder / "tables" / "complete_pairs.parquet").columns
     )
 

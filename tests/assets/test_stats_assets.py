@@ -12,13 +12,14 @@ from assets import capability_profiles as profiles_stage
 from assets import leaderboards as leaderboards_stage
 from assets.capability_profiles import as_frame, build_capability_profiles, capability_profiles
 from assets.leaderboards import StatsConfig, build_leaderboards, leaderboards, markdown_table
+from engines.axes.names import AXES
 from engines.stats.planted import SimulatedCorpus, SimulationConfig, simulate_corpus
 
 CORPUS = SimulationConfig(
     n_models=5, n_games=9, n_late_models=1, late_opponents=(2, 3), runs_per_matchup=5
 )
 QUICK = StatsConfig(bootstrap=100, seed=4, subsets=50)
-AXIS_COLUMNS = ["game_seed", "state_space", "temporal", "opponent", "information", "precision"]
+AXIS_COLUMNS = ["game_seed", *AXES]
 
 
 @pytest.fixture(scope="module")

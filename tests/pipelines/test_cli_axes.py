@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from engines.axes.diagnostics import AXES
+from engines.axes.names import AXES
 from engines.gbg import presets
 from pipelines.cli import main
 

@@ -9,7 +9,7 @@ import math
 from arena.parallel import process_pool
 from engines.axes.budgets import axis_budget
 from engines.axes.compute import AxisReport, compute_axes, compute_with_rerun
-from engines.axes.diagnostics import AXES
+from engines.axes.names import AXES
 from engines.gbg import presets
 
 BUDGET = axis_budget("quick").model_copy(
