@@ -258,20 +258,16 @@ def screen_games(
     pool = pool or InlinePool()
     chunks = [list(games[i : i + chunk]) for i in range(0, len(games), chunk)]
     text = budget.model_dump_json()
+    window = 4 * pool.workers if pool.workers > 1 else 1  # in this process: one chunk at a time
+    pending = iter(chunks)
+    in_flight: list[TaskResult[list[dict[str, Any]]]] = []
     done = 0
-    if pool.workers <= 1:
-        for part in chunks:
-            for row in _screen_chunk(part, text, seed):
-                done += 1
-                if progress:
-                    progress(done, len(games))
-                yield row
-        return
-    futures: list[TaskResult[list[dict[str, Any]]]] = [
-        pool.submit(_screen_chunk, part, text, seed) for part in chunks
-    ]
-    for future in futures:
-        for row in future.result():
+    while True:
+        while len(in_flight) < window and (part := next(pending, None)) is not None:
+            in_flight.append(pool.submit(_screen_chunk, part, text, seed))
+        if not in_flight:
+            return
+        for row in in_flight.pop(0).result():
             done += 1
             if progress:
                 progress(done, len(games))

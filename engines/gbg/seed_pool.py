@@ -127,24 +127,16 @@ def screen(
     workers = pool.workers
     limit = max_seeds if max_seeds is not None else 50 * max(target, 1) + 1000
     cfg, sts = config.model_dump_json(), settings.model_dump_json()
+    # Worker processes take chunks of ``chunk`` seeds, four per worker in flight; in this
+    # process one seed at a time, so nothing past the target's seed is screened.
+    size, window = (chunk, 4 * workers) if workers > 1 else (1, 1)
     sampled = accepted = 0
-    if workers <= 1:
-        for seed in range(start, start + limit):
-            verdict = screen_seed(seed, config, settings)
-            sampled += 1
-            accepted += verdict["accepted"]
-            if progress:
-                progress(sampled, accepted)
-            yield verdict
-            if accepted >= target:
-                return
-        return
     next_seed = start
     end = start + limit
     in_flight: list[TaskResult[list[dict[str, Any]]]] = []
     while True:
-        while len(in_flight) < 4 * workers and next_seed < end:
-            seeds = list(range(next_seed, min(end, next_seed + chunk)))
+        while len(in_flight) < window and next_seed < end:
+            seeds = list(range(next_seed, min(end, next_seed + size)))
             in_flight.append(pool.submit(_screen_chunk, seeds, cfg, sts))
             next_seed += len(seeds)
         if not in_flight:
