@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 # Command groups, each a module in pipelines.commands with a ``register(subparsers)`` function.
 COMMAND_GROUPS: tuple[str, ...] = (
@@ -29,10 +31,36 @@ class UserError(Exception):
     """An error the user can fix; printed as one line, exit status 2."""
 
 
+EXIT_CODES = """exit status:
+  0    success
+  1    a refusal or a failed check (a tampered release, a rejected program)
+  2    a usage or input error (a bad option, seed, file or roster)
+  130  interrupted
+Every error is one line on stderr."""
+
+MAX_ERROR_CHARS = 500
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, at most ``MAX_ERROR_CHARS`` characters."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= MAX_ERROR_CHARS else line[: MAX_ERROR_CHARS - 3] + "..."
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit 2) instead of a usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        message = re.sub(r"^argument (\S+?)(/\S+)?: ", r"\1 ", message)  # "--runs must be ..."
+        self.exit(2, f"genstrat: error: {one_line(message)} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="genstrat",
         description="GENSTRAT: generated betting games, tournaments and attested releases.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_GROUPS:
@@ -43,11 +71,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2), already printed
+        return int(exc.code or 0)
     try:
         result = args.handler(args)
     except (UserError, ValueError, FileNotFoundError) as exc:
-        print(f"genstrat: error: {exc}", file=sys.stderr)
+        print(f"genstrat: error: {one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except RecursionError:  # an input nested past what any reader here accepts
+        print("genstrat: error: the input is nested too deeply to read", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("genstrat: interrupted", file=sys.stderr)

@@ -143,7 +143,7 @@ def manifest_hashes(folder: Path, allowed_extra: Iterable[str] = ()) -> GateResu
         entries = list(manifest["files"])
     except FileNotFoundError:
         return GateResult(False, {"files": 0}, f"no manifest.json in {folder}")
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
         return GateResult(False, {"files": 0}, f"manifest.json is not a release manifest: {exc}")
     problems = file_problems(folder, entries, {"manifest.json", *allowed_extra})
     figures = {

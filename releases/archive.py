@@ -89,7 +89,7 @@ def archive_problems(
     try:
         manifest: Mapping[str, Any] = json.loads(inner["manifest.json"])
         entries = list(manifest["files"])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return [f"{archive.name}: its manifest.json is not a release manifest"]
     problems: list[str] = []
     listed = set()

@@ -232,7 +232,7 @@ def _find(store: LocalSource | HttpSource, release_id: str) -> dict[str, Any]:
         raise ValueError(f"no release store at {store.name} (no {INDEX})") from None
     except Interrupted as exc:
         raise ValueError(str(exc)) from None
-    except (ValueError, AttributeError, KeyError, TypeError):
+    except (ValueError, AttributeError, KeyError, TypeError, RecursionError):
         raise ValueError(f"{store.name}/{INDEX} is not a release index") from None
     if entry is None:
         raise ValueError(

@@ -84,7 +84,7 @@ def read_index(store: Path) -> dict[str, Any]:
         index = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(index.get("releases"), list):
             raise ValueError
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):  # RecursionError: nested too deep
         raise ValueError(f"{path} is not a release index (corrupt JSON?)") from None
     loaded: dict[str, Any] = index
     return loaded

@@ -50,7 +50,7 @@ def parse_manifest(data: bytes, where: str) -> dict[str, Any]:
         files = list(manifest["files"])
         for entry in files:
             _ = (str(entry["path"]), int(entry["bytes"]), str(entry["sha256"]))
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         raise ValueError(f"{where}: manifest.json is not a release manifest") from None
     if not RELEASE_ID_PATTERN.match(release_id):
         raise ValueError(f"{where}: manifest.json names an invalid release id {release_id!r}")

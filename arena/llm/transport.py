@@ -172,7 +172,7 @@ class Transport:
             if 200 <= status < 300:
                 try:
                     decoded = json.loads(reply.content) if reply.content else None
-                except (json.JSONDecodeError, UnicodeDecodeError):
+                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
                     decoded = None
                 if decoded is not None:
                     return Response(decoded, latency, number + 1)
@@ -196,7 +196,7 @@ def _detail(reply: httpx.Response, secrets: tuple[str, ...], limit: int = 300) -
     text = reply.text if reply.content else ""
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
+    except (ValueError, RecursionError):
         data = None
     if isinstance(data, dict):
         error = data.get("error", data)

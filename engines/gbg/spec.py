@@ -100,6 +100,11 @@ __all__ = [
 
 SHOWDOWN = "showdown"
 
+# The most phases a spec may have: four times the generator's largest cap at the top of its
+# dial (80), and few enough that a chain of phases with nothing to do stays far from Python's
+# recursion limit.  A larger spec is refused by validation with this reason.
+MAX_PHASES = 100
+
 
 class GameSpec(Part):
     """A complete GBG.  The first phase starts the deal; the graph must reach ``showdown``."""
@@ -108,7 +113,7 @@ class GameSpec(Part):
     deck: Deck
     stack: int = Field(ge=1, le=10_000)
     ante: int = Field(ge=0)
-    phases: tuple[Phase, ...] = Field(min_length=1)
+    phases: tuple[Phase, ...] = Field(min_length=1, max_length=MAX_PHASES)
     showdown: Showdown
     generation: dict[str, Any] | None = None
 

@@ -63,10 +63,10 @@ def cards_needed(spec: SpecContent) -> tuple[int, int, int]:
     """Upper bounds along the longest path: (cards taken from the deck, hand size, board size)."""
     index = {p.id: i for i, p in enumerate(spec.phases)}
     memo: dict[int, tuple[int, int, int]] = {}
-
-    def walk(i: int) -> tuple[int, int, int]:
-        if i in memo:
-            return memo[i]
+    # Edges run forward (checked by ``structural_errors``), so phases are solved from the last
+    # to the first, without recursion (a spec may have any number of phases); a backward edge
+    # of an invalid spec is ignored here and reported by the edge check.
+    for i in range(len(spec.phases) - 1, -1, -1):
         p = spec.phases[i]
         used, hand, board = 0, 0, 0
         seats = 2 if getattr(p, "who", "both") in ("both", "position") else 1
@@ -82,17 +82,15 @@ def cards_needed(spec: SpecContent) -> tuple[int, int, int]:
             used, hand = 1, 1
         best = (0, 0, 0)
         for target in successors(spec, i):
-            if target in index:
-                sub = walk(index[target])
+            if index.get(target, -1) > i:
+                sub = memo[index[target]]
                 best = (max(best[0], sub[0]), max(best[1], sub[1]), max(best[2], sub[2]))
         if p.kind == "peek" and p.target == "deck_top":
             # The peeked card stays on top and is the next one dealt: it needs a card only
             # when nothing later takes one.
             best = (max(1, best[0]), best[1], best[2])
         memo[i] = (used + best[0], hand + best[1], board + best[2])
-        return memo[i]
-
-    return walk(0)
+    return memo.get(0, (0, 0, 0))
 
 
 def chance_paths(spec: SpecContent) -> int:

@@ -15,6 +15,8 @@ import argparse
 import json
 from typing import Any
 
+from pipelines.commands import count
+
 
 def register(subparsers: Any) -> None:
     axes = subparsers.add_parser("axes", help="the five complexity axes of one game")
@@ -23,9 +25,9 @@ def register(subparsers: Any) -> None:
         "--budget", choices=("quick", "paper"), default="quick", help="simulation budget"
     )
     axes.add_argument(
-        "--seed", dest="axis_seed", type=int, default=0, metavar="S", help="simulation seed"
+        "--seed", dest="axis_seed", type=count(0), default=0, metavar="S", help="simulation seed"
     )
-    axes.add_argument("--workers", type=int, default=None, metavar="W", help="processes")
+    axes.add_argument("--workers", type=count(1, 256), default=None, metavar="W", help="processes")
     axes.add_argument(
         "--rerun", action="store_true", help="add the rerun diagnostic (2/3 budget, new draw)"
     )
@@ -40,10 +42,6 @@ def axes_command(args: argparse.Namespace) -> int:
     from engines.axes.budgets import axis_budget
     from engines.axes.compute import compute_axes, compute_with_rerun
 
-    if args.workers is not None and args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {args.workers}")
-    if args.axis_seed < 0:
-        raise ValueError(f"--seed must be a non-negative integer, got {args.axis_seed}")
     spec = resolve_game(args.seed)
     budget = axis_budget(args.budget)
     with (

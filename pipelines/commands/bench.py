@@ -11,13 +11,17 @@ import argparse
 import json
 from typing import Any
 
+from pipelines.commands import count
+
 
 def register(subparsers: Any) -> None:
     bench = subparsers.add_parser("bench", help="performance measurements")
     sub = bench.add_subparsers(dest="bench_command", metavar="SUBCOMMAND", required=True)
     engine = sub.add_parser("engine", help="random-play deals/second against OpenSpiel")
-    engine.add_argument("--deals", type=int, default=20_000, metavar="N", help="per repetition")
-    engine.add_argument("--repeats", type=int, default=5, metavar="R", help="at least 5")
+    engine.add_argument(
+        "--deals", type=count(100), default=20_000, metavar="N", help="per repetition"
+    )
+    engine.add_argument("--repeats", type=count(1, 1000), default=5, metavar="R")
     engine.add_argument("--json", action="store_true")
     engine.set_defaults(handler=engine_command)
 
@@ -39,8 +43,6 @@ def engine_report(deals: int, repeats: int) -> dict[str, Any]:
 
 
 def engine_command(args: argparse.Namespace) -> int:
-    if args.deals < 100 or args.repeats < 1:
-        raise ValueError("--deals must be at least 100 and --repeats at least 1")
     report = engine_report(args.deals, args.repeats)
     if args.json:
         print(json.dumps(report, indent=2))

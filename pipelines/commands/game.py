@@ -15,6 +15,8 @@ import json
 import sys
 from typing import Any
 
+from pipelines.commands import count
+
 
 def register(subparsers: Any) -> None:
     game = subparsers.add_parser("game", help="show, simulate or play a game")
@@ -27,8 +29,8 @@ def register(subparsers: Any) -> None:
 
     sim = sub.add_parser("simulate", help="random-play statistics")
     sim.add_argument("seed", metavar="SEED")
-    sim.add_argument("--deals", type=int, default=10_000, metavar="N")
-    sim.add_argument("--seed-offset", type=int, default=0, metavar="K", help="first play seed")
+    sim.add_argument("--deals", type=count(1, 100_000_000), default=10_000, metavar="N")
+    sim.add_argument("--seed-offset", type=count(0), default=0, metavar="K", help="first play seed")
     sim.add_argument("--json", action="store_true")
     sim.set_defaults(handler=simulate_command)
 
@@ -64,8 +66,6 @@ def simulate_command(args: argparse.Namespace) -> int:
     from arena.games import resolve_game
     from engines.gbg.random_play import simulate
 
-    if args.deals < 1:
-        raise ValueError(f"--deals must be at least 1, got {args.deals}")
     spec = resolve_game(args.seed)
     stats = simulate(spec, args.deals, first_seed=args.seed_offset)
     if args.json:

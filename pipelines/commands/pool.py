@@ -15,16 +15,20 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pipelines.commands import count
+
 
 def register(subparsers: Any) -> None:
     pool = subparsers.add_parser("pool", help="the seed pool: generation and acceptance")
     sub = pool.add_subparsers(dest="pool_command", metavar="SUBCOMMAND", required=True)
     screen = sub.add_parser("screen", help="screen seeds until N games are accepted")
-    screen.add_argument("--start", type=int, default=0, metavar="S", help="first seed")
-    screen.add_argument("--count", type=int, required=True, metavar="N", help="games to accept")
+    screen.add_argument("--start", type=count(0), default=0, metavar="S", help="first seed")
+    screen.add_argument(
+        "--count", type=count(1, 1_000_000), required=True, metavar="N", help="games to accept"
+    )
     screen.add_argument(
         "--max-seeds",
-        type=int,
+        type=count(1),
         default=None,
         metavar="M",
         help="stop after M seeds even if fewer were accepted",
@@ -38,12 +42,12 @@ def register(subparsers: Any) -> None:
     )
     screen.add_argument(
         "--deals",
-        type=int,
+        type=count(1, 1_000_000),
         default=None,
         metavar="D",
         help="random deals per seed for the acceptance filter",
     )
-    screen.add_argument("--workers", type=int, default=None, metavar="W")
+    screen.add_argument("--workers", type=count(1, 256), default=None, metavar="W")
     screen.add_argument(
         "--verdicts",
         type=Path,
@@ -89,10 +93,6 @@ def screen_command(args: argparse.Namespace) -> int:
     from engines.gbg.generator import GenerationConfig
     from engines.gbg.seed_pool import screen, summarise
 
-    if args.count < 1:
-        raise ValueError(f"--count must be at least 1, got {args.count}")
-    if args.start < 0:
-        raise ValueError(f"--start must be a non-negative seed, got {args.start}")
     config = load_config(args.config) if args.config else GenerationConfig()
     settings = AcceptanceSettings(**({"deals": args.deals} if args.deals else {}))
     started = time.perf_counter()

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pipelines.commands import count
+
 
 def register(subparsers: Any) -> None:
     program = subparsers.add_parser("program", help="sandboxed strategy programs")
@@ -21,7 +23,7 @@ def register(subparsers: Any) -> None:
     check.add_argument(
         "--game", required=True, metavar="SEED", help="seed, preset name or spec .json file"
     )
-    check.add_argument("--deals", type=int, default=6, metavar="N")
+    check.add_argument("--deals", type=count(1, 10_000), default=6, metavar="N")
     check.add_argument("--json", action="store_true")
     check.set_defaults(handler=check_command)
 

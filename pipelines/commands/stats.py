@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pipelines.commands import count
+
 DEFAULT_BOOTSTRAP = 2000
 
 
@@ -35,13 +37,13 @@ def register(subparsers: Any) -> None:
     )
     board.add_argument(
         "--bootstrap",
-        type=int,
+        type=count(1, 1_000_000),
         default=DEFAULT_BOOTSTRAP,
         metavar="B",
         help=f"bootstrap replicates (default {DEFAULT_BOOTSTRAP})",
     )
     board.add_argument(
-        "--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)"
+        "--seed", type=count(0), default=0, metavar="S", help="bootstrap seed (default 0)"
     )
     board.add_argument("--json", action="store_true", help="print JSON instead of a table")
     board.set_defaults(handler=leaderboard_command)
@@ -57,10 +59,6 @@ def leaderboard_command(args: argparse.Namespace) -> int:
     path: Path = args.matches
     if not path.is_file():
         raise ValueError(f"no match file at {path}; pass a matches.parquet with --matches")
-    if args.bootstrap < 1:
-        raise ValueError(
-            f"--bootstrap must be a positive number of replicates, got {args.bootstrap}"
-        )
     try:
         matches = pd.read_parquet(path)
     except Exception as exc:  # pyarrow raises several types for a file that is not Parquet

@@ -27,6 +27,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pipelines.commands import count
+
+# Runs per matchup a tournament accepts (the paper plays at most 20): a larger number is a typo,
+# and would hold a schedule of billions of matches in memory.
+MAX_RUNS = 10_000
+
 
 def register(subparsers: Any) -> None:
     tournament = subparsers.add_parser("tournament", help="play paired-deal tournaments")
@@ -36,11 +42,23 @@ def register(subparsers: Any) -> None:
     run.add_argument(
         "--games", required=True, metavar="SEEDS", help="comma-separated seeds or preset names"
     )
-    run.add_argument("--runs", required=True, type=int, metavar="N", help="runs per matchup")
-    run.add_argument("--out", required=True, metavar="DIR", help="output folder (resumable)")
-    run.add_argument("--parallel", type=int, default=64, metavar="M", help="matches in flight")
     run.add_argument(
-        "--workers", type=int, default=1, metavar="W", help="processes playing LLM matches"
+        "--runs",
+        required=True,
+        type=count(1, MAX_RUNS),
+        metavar="N",
+        help=f"runs per matchup (1 to {MAX_RUNS:,})",
+    )
+    run.add_argument("--out", required=True, metavar="DIR", help="output folder (resumable)")
+    run.add_argument(
+        "--parallel", type=count(1, 4096), default=64, metavar="M", help="matches in flight"
+    )
+    run.add_argument(
+        "--workers",
+        type=count(1, 256),
+        default=1,
+        metavar="W",
+        help="processes playing LLM matches",
     )
     run.add_argument("--retry-failed", action="store_true", help="replay timeouts and errors")
     run.add_argument("--offline", action="store_true", help="answer only from the cache")
@@ -56,12 +74,6 @@ def run_command(args: argparse.Namespace) -> int:
     from arena.tournament.runner import run_tournament
     from engines.tournament.schedule import parse_game_list
 
-    if args.runs < 1:
-        raise ValueError(f"--runs must be at least 1, got {args.runs}")
-    if args.parallel < 1:
-        raise ValueError(f"--parallel must be at least 1, got {args.parallel}")
-    if args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {args.workers}")
     roster = load_roster(Path(args.roster))
     games = resolve_games(parse_game_list(args.games))
     with ProgressReporter(
