@@ -2,7 +2,8 @@
 
 ``workspace.yaml`` points here (``python_module: pipelines.definitions``); Dagster finds the
 module-level ``defs``. It is built from explicit per-stage lists, and the cross-cutting policy
-(IO manager, resources, executor, jobs, schedules, sensors) is applied here, once.
+(IO manager, resources, executor, jobs, automation conditions, schedules, sensors) is
+applied here, once.
 
 To add a stage:
 
@@ -34,7 +35,7 @@ from assets import (
     roster,
 )
 from assets.resources import LocalModel, ProjectPaths, RunProfile
-from pipelines.automation import SCHEDULES, SENSORS
+from pipelines.automation import SCHEDULES, SENSORS, with_automation
 from pipelines.io_managers import ParquetIOManager
 from pipelines.jobs import JOBS
 
@@ -87,7 +88,7 @@ def build_resources() -> dict[str, dg.ConfigurableResource | dg.ConfigurableIOMa
 def build_definitions(stages: Sequence[ModuleType] = STAGES) -> dg.Definitions:
     """The root Definitions for ``stages`` with the project's cross-cutting policy applied."""
     return dg.Definitions(
-        assets=stage_assets(stages),
+        assets=with_automation(stage_assets(stages)),
         asset_checks=stage_checks(stages),
         jobs=JOBS,
         schedules=SCHEDULES,

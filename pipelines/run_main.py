@@ -1,7 +1,11 @@
-"""``make run``: materialize every asset of the main job into the project's Dagster instance.
+"""``make run``: refresh the whole asset graph in the project's Dagster instance.
 
-The run is executed in this process (no per-step processes to start) against the instance at
-``$DAGSTER_HOME``, so it appears in the Dagster UI (``make ui``) with its full event log. The
+The refresh is the one the daemon runs (``pipelines.automation``): the root assets, then wave
+after wave what their automation conditions request (the benchmark's games as partitions once
+``benchmark_games`` has chosen them, then everything downstream), executed in this process (no
+per-step processes to start) against the instance at ``$DAGSTER_HOME``.  Every run carries the
+refresh's ``genstrat/refresh`` tag, so the UI (``make ui``) shows the refresh as one unit with
+its full event logs. The
 console shows one line per finished step with its time, then a summary; a failure ends in one
 line naming the step and the reason, and exit status 1 (2 for a set-up problem).
 
@@ -13,8 +17,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.run_profiles import Profile, get_profile
+from pipelines.automation import REFRESH_TAG, Wave, new_refresh_id, refresh
 from pipelines.jobs import MAIN_JOB_NAME
 
 # Console loggers print only what would stop the run; everything is in the instance's event log.
@@ -157,66 +161,14 @@ def summary_lines(result: dg.ExecuteInProcessResult) -> list[str]:
     return lines
 
 
-Selection = list[dg.AssetKey] | None
-
-
-@dataclass
-class Plan:
-    """The in-process runs that materialize the main job.
-
-    A job without partitioned assets is one run of everything (``before`` is None and nothing
-    else is set).  Otherwise (one partitions definition: one partition per benchmark game): a
-    run of the unpartitioned assets upstream of the partitioned ones, one run per partition key
-    of the partitioned assets, then a run of everything downstream (which reads every
-    partition).  The partition keys are read after the upstream run, because the benchmark's
-    games are a dynamic partition set that ``benchmark_games`` writes.
-    """
-
-    before: Selection
-    partitioned: list[dg.AssetKey] = field(default_factory=list)
-    downstream: list[dg.AssetKey] = field(default_factory=list)
-    partitions_def: Any = None
-
-    def partition_keys(self, instance: dg.DagsterInstance) -> list[str]:
-        if self.partitions_def is None:
-            return []
-        return list(self.partitions_def.get_partition_keys(dynamic_partitions_store=instance))
-
-
-def execution_plan(job: dg.JobDefinition, graph: Any) -> Plan:
-    """Split the main job into the runs of a ``Plan``."""
-    keys = set(job.asset_layer.executable_asset_keys)
-    partitioned = {k for k in keys if graph.get(k).partitions_def is not None}
-    if not partitioned:
-        return Plan(before=None)
-    partitions_defs = {graph.get(k).partitions_def for k in partitioned}
-    if len(partitions_defs) != 1:
-        raise SetupError("the main job's partitioned assets must share one partitions definition")
-    downstream: set[dg.AssetKey] = set()
-    frontier = list(partitioned)
-    while frontier:
-        for child in graph.get(frontier.pop()).child_keys:
-            if child not in downstream:
-                downstream.add(child)
-                frontier.append(child)
-    downstream -= partitioned
-    before = keys - partitioned - downstream
-    return Plan(
-        before=sorted(before),
-        partitioned=sorted(partitioned),
-        downstream=sorted(downstream & keys),
-        partitions_def=partitions_defs.pop(),
-    )
-
-
 def plan_steps(
-    selection: Selection,
+    selection: list[dg.AssetKey],
     graph: Any,
     checks: Sequence[dg.AssetChecksDefinition],
 ) -> int:
     """How many steps one run of ``selection`` takes (a multi-asset is one step; standalone
     checks count)."""
-    keys = set(selection if selection is not None else graph.get_all_asset_keys())
+    keys = set(selection)
     total = len({id(graph.get(k).assets_def) for k in keys if graph.get(k).is_executable})
     return total + sum(1 for c in checks if any(ck.asset_key in keys for ck in c.check_keys))
 
@@ -233,7 +185,6 @@ def main() -> int:
 
         job = defs.resolve_job_def(MAIN_JOB_NAME)
         graph = defs.resolve_asset_graph()
-        plan = execution_plan(job, graph)
     except Exception as exc:  # a broken code location: say so in one line
         print(
             f"genstrat run: error: could not load the code location: {exc!s}".splitlines()[0]
@@ -243,25 +194,32 @@ def main() -> int:
         return 1
 
     checks = list(defs.asset_checks or [])
-    if plan.partitions_def is None:
-        total = len(job.nodes)
-    else:
-        total = plan_steps(plan.before, graph, checks) + plan_steps(plan.downstream, graph, checks)
-    progress = StepProgress(total=total)
+    progress = StepProgress(total=0)
+    refresh_id = new_refresh_id()
     print(
         f"genstrat: materializing {MAIN_JOB_NAME} (profile {profile.name}) into "
-        f"{instance.root_directory}",
+        f"{instance.root_directory}; refresh {refresh_id} ({REFRESH_TAG} in the UI's runs)",
         flush=True,
     )
     lines: list[str] = []
     run_ids: list[str] = []
     hooked = job.with_hooks(progress.hooks())
+    announced: set[str] = set()
 
-    def run(partition_key: str | None, selection: Selection) -> bool:
+    def on_wave(wave: Wave) -> None:
+        progress.total += sum(plan_steps(assets, graph, checks) for assets in wave.runs.values())
+        games = [key for key in wave.runs if key is not None and key not in announced]
+        if games:
+            announced.update(games)
+            print(f"genstrat: {len(games)} benchmark games: {', '.join(games)}", flush=True)
+
+    def run_one(
+        partition_key: str | None, selection: list[dg.AssetKey], tags: Mapping[str, str]
+    ) -> bool:
         result = hooked.execute_in_process(
             instance=instance,
             run_config=QUIET_RUN_CONFIG,
-            tags={"genstrat/profile": profile.name},
+            tags={"genstrat/profile": profile.name, **tags},
             raise_on_error=False,
             partition_key=partition_key,
             asset_selection=selection,
@@ -279,21 +237,17 @@ def main() -> int:
         return True
 
     with instance:
-        if not run(None, plan.before):
+        done = refresh(defs, instance, run_one, refresh_id=refresh_id, on_wave=on_wave)
+        if done is None:
             return 1
-        if plan.partitions_def is not None:
-            keys = plan.partition_keys(instance)
-            progress.total += len(keys) * plan_steps(plan.partitioned, graph, checks)
-            print(f"genstrat: {len(keys)} benchmark games: {', '.join(keys)}", flush=True)
-            for key in keys:
-                if not run(key, plan.partitioned):
-                    return 1
-            if plan.downstream and not run(None, plan.downstream):
-                return 1
         for line in lines:
             print(line)
     elapsed = time.perf_counter() - started
-    print(f"genstrat: run {', '.join(run_ids)} succeeded in {elapsed:.1f} s", flush=True)
+    print(
+        f"genstrat: refresh {refresh_id}: {len(run_ids)} runs in {len(done.waves)} waves "
+        f"succeeded in {elapsed:.1f} s",
+        flush=True,
+    )
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 import dagster as dg
 import pytest
@@ -78,3 +79,63 @@ def test_roster_sensor_runs_again_when_a_program_player_is_edited(
     assert isinstance(edited, dg.SensorResult)
     (request,) = edited.run_requests or []
     assert request.tags["genstrat/new_players"] == ""  # same players, new code
+
+
+def test_the_nightly_tick_requests_the_roots_with_a_refresh_tag() -> None:
+    from datetime import UTC, datetime
+
+    from pipelines.automation import REFRESH_TAG, ROOT_KEYS
+
+    context = dg.build_schedule_context(
+        scheduled_execution_time=datetime(2026, 12, 3, 2, tzinfo=UTC)
+    )
+    request = nightly_refresh.evaluate_tick(context).run_requests[0]  # type: ignore[index]
+    assert list(request.asset_selection or []) == ROOT_KEYS
+    assert request.tags[REFRESH_TAG] == "nightly-20261203T0200"
+
+
+def test_the_roster_sensor_requests_only_the_roster(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "roster.yaml"
+    path.write_text(ROSTER, encoding="utf-8")
+    monkeypatch.setenv("GENSTRAT_ROSTER", str(path))
+    result = roster_sensor(dg.build_sensor_context(cursor=None))
+    assert isinstance(result, dg.SensorResult)
+    (request,) = result.run_requests or []
+    assert list(request.asset_selection or []) == [dg.AssetKey("roster")]
+
+
+def test_every_asset_but_the_roots_follows_upstream() -> None:
+    from pipelines.automation import FOLLOW, ROOT_ASSETS
+
+    graph = defs.resolve_asset_graph()
+    for key in graph.get_all_asset_keys():
+        condition = graph.get(key).automation_condition
+        if key.to_user_string() in ROOT_ASSETS:
+            assert condition is None, key
+        else:
+            assert condition == FOLLOW, key
+    sensor = defs.resolve_sensor_def("follow_upstream")
+    assert isinstance(sensor, dg.AutomationConditionSensorDefinition)
+
+
+def test_a_wave_is_one_run_per_partition_unpartitioned_first() -> None:
+    from pipelines.automation import requested
+
+    class Result:
+        wanted: ClassVar[dict[dg.AssetKey, set[str | None]]] = {
+            dg.AssetKey("b"): {None},
+            dg.AssetKey("a"): {None},
+            dg.AssetKey("axis_scores"): {"9", "10"},
+            dg.AssetKey("match_corpus"): {"9"},
+        }
+
+        def get_requested_partitions(self, key: dg.AssetKey) -> set[str | None]:
+            return self.wanted.get(key, set())
+
+    wave = requested(Result(), [*Result.wanted, dg.AssetKey("idle")])
+    assert list(wave.runs) == [None, "10", "9"]
+    assert wave.runs[None] == [dg.AssetKey("a"), dg.AssetKey("b")]
+    assert wave.runs["9"] == [dg.AssetKey("axis_scores"), dg.AssetKey("match_corpus")]
+    assert not wave.empty and requested(Result(), []).empty
