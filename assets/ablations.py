@@ -22,7 +22,7 @@ from pydantic import Field
 
 from arena.ablations.runner import AblationSettings, leaderboard_alpha, run_ablations
 from arena.roster import BuiltinEntry
-from assets.metadata import image_metadata, markdown_table
+from assets.metadata import contract_check, image_metadata, markdown_table
 from assets.resources import LOCAL_LLM_ENV_VAR, LocalModel, ProjectPaths, RunProfile
 from assets.roster import roster_from_table
 from assets.run_profiles import Profile, get_profile
@@ -185,4 +185,4 @@ def ablations(
 
 
 ASSETS = [ablations]
-CHECKS: list[dg.AssetChecksDefinition] = []
+CHECKS: list[dg.AssetChecksDefinition] = [contract_check("ablations")]

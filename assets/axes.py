@@ -31,7 +31,7 @@ import pandas as pd
 from arena.games import resolve_game
 from arena.parallel import process_pool
 from arena.progress import ProgressReporter, Stages
-from assets.metadata import image_metadata, markdown_table
+from assets.metadata import contract_check, image_metadata, markdown_table
 from assets.partitions import BENCHMARK_GAMES, concat_partitions
 from assets.resources import RunProfile
 from engines.axes.benchmark import (
@@ -222,4 +222,8 @@ def axis_scores_sound(benchmark_axes: pd.DataFrame) -> dg.AssetCheckResult:
 
 
 ASSETS: list[dg.AssetsDefinition] = [screening_axes, benchmark_games, axis_scores, benchmark_axes]
-CHECKS: list[dg.AssetChecksDefinition] = [axis_scores_sound]
+CHECKS: list[dg.AssetChecksDefinition] = [
+    contract_check("screening_axes"),
+    contract_check("axis_scores", partitions_def=BENCHMARK_GAMES),
+    axis_scores_sound,
+]

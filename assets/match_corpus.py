@@ -23,6 +23,7 @@ from arena.games import resolve_games
 from arena.progress import ProgressReporter
 from arena.tournament.journal import MATCHES, MOVES
 from arena.tournament.runner import run_tournament
+from assets.metadata import contract_check
 from assets.partitions import BENCHMARK_GAMES
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import GROUP_NAME, roster_from_table
@@ -141,4 +142,6 @@ def match_corpus(
 
 
 ASSETS: list[dg.AssetsDefinition] = [match_corpus]
-CHECKS: list[dg.AssetChecksDefinition] = []
+CHECKS: list[dg.AssetChecksDefinition] = [
+    contract_check("match_moves", partitions_def=BENCHMARK_GAMES)
+]

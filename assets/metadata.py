@@ -30,3 +30,41 @@ def image_metadata(png: bytes, title: str) -> dg.MetadataValue:
     """A PNG embedded in Markdown, which the Dagster UI renders inline."""
     encoded = base64.b64encode(png).decode("ascii")
     return dg.MetadataValue.md(f"![{title}](data:image/png;base64,{encoded})")
+
+
+def contract_check(
+    asset: str,
+    *,
+    description: str | None = None,
+    blocking: bool = False,
+    partitions_def: dg.PartitionsDefinition | None = None,
+) -> dg.AssetChecksDefinition:
+    """An asset check of ``asset`` (each partition, for a partitioned asset) against its data
+    contract: the great_expectations suite ``quality.expectations.SUITES[asset]``."""
+    from quality.expectations import SUITES
+
+    suite = SUITES[asset]
+
+    @dg.asset_check(
+        asset=asset,
+        name="contract",
+        blocking=blocking,
+        partitions_def=partitions_def,
+        description=description
+        or f"The {asset} table meets its data contract ({len(suite)} great_expectations "
+        "expectations: columns, nulls, uniqueness, ranges).",
+    )
+    def check(table: pd.DataFrame) -> dg.AssetCheckResult:
+        from quality.expectations import expectations_gate
+
+        gate = expectations_gate(table, suite, asset)
+        return dg.AssetCheckResult(
+            passed=gate.passed,
+            metadata={
+                "rows": len(table),
+                "expectations": len(suite),
+                "problems": gate.message if not gate.passed else "none",
+            },
+        )
+
+    return check

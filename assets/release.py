@@ -179,8 +179,37 @@ def table_gate_check(name: str) -> dg.AssetChecksDefinition:
     return check
 
 
+@dg.asset_check(
+    asset=release_bundle,
+    name="published_release_verifies",
+    blocking=True,
+    description="The published release, read back from the store, verifies: every file's "
+    "SHA-256 and size match the manifest, the manifest derives the release id, and the archive "
+    "matches the folder and the store's index (what `genstrat release verify` checks).",
+)
+def published_release_verifies(release_bundle: pd.DataFrame) -> dg.AssetCheckResult:
+    from releases.store import verify
+
+    problems: list[str] = []
+    verified = []
+    for row in release_bundle.to_dict("records"):
+        try:
+            verified.append(verify(Path(str(row["path"]))))
+        except ValueError as exc:
+            problems.append(str(exc))
+    return dg.AssetCheckResult(
+        passed=bool(verified) and not problems,
+        metadata={
+            "releases": len(release_bundle),
+            "files_verified": sum(v.files for v in verified),
+            "bytes_verified": sum(v.bytes for v in verified),
+            "problems": "; ".join(problems) or "none",
+        },
+    )
+
+
 ASSETS: list[dg.AssetsDefinition] = [release_bundle]
-CHECKS: list[dg.AssetChecksDefinition] = [
+CHECKS: list[dg.AssetChecksDefinition] = [published_release_verifies] + [
     table_gate_check(name)
     for name in RELEASE_INPUTS
     if name not in PARTITIONED.keys() | GUARDED_UPSTREAM

@@ -17,7 +17,9 @@ Loading this module does no I/O: resources read their environment variables insi
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
+from datetime import timedelta
 from types import ModuleType
 
 import dagster as dg
@@ -64,6 +66,27 @@ EXECUTOR = dg.multiprocess_executor.configured(
 )
 
 
+# Who answers for the assets, and how fresh the nightly refresh keeps them: a day and a bit
+# (the refresh runs at 02:00 UTC and takes minutes to hours with the paper profile).
+OWNERS = ["team:genstrat-maintainers"]
+NIGHTLY_FRESHNESS = dg.FreshnessPolicy.time_window(
+    fail_window=timedelta(hours=30), warn_window=timedelta(hours=26)
+)
+
+
+def with_conventions(assets: Sequence[dg.AssetsDefinition]) -> list[dg.AssetsDefinition]:
+    """``assets`` with their owners, the nightly freshness expectation and links to their code
+    (the asset page's "code references")."""
+
+    def policy(spec: dg.AssetSpec) -> dg.AssetSpec:
+        return spec.replace_attributes(owners=OWNERS, freshness_policy=NIGHTLY_FRESHNESS)
+
+    with warnings.catch_warnings():  # code references and freshness are Dagster's beta APIs
+        warnings.simplefilter("ignore", dg.BetaWarning)
+        mapped = [asset.map_asset_specs(policy) for asset in assets]
+        return list(dg.with_source_code_references(mapped))  # type: ignore[arg-type]
+
+
 def stage_assets(stages: Sequence[ModuleType] = STAGES) -> list[dg.AssetsDefinition]:
     """Every asset of every stage, in stage order."""
     return [asset for stage in stages for asset in stage.ASSETS]
@@ -88,7 +111,7 @@ def build_resources() -> dict[str, dg.ConfigurableResource | dg.ConfigurableIOMa
 def build_definitions(stages: Sequence[ModuleType] = STAGES) -> dg.Definitions:
     """The root Definitions for ``stages`` with the project's cross-cutting policy applied."""
     return dg.Definitions(
-        assets=with_automation(stage_assets(stages)),
+        assets=with_conventions(with_automation(stage_assets(stages))),
         asset_checks=stage_checks(stages),
         jobs=JOBS,
         schedules=SCHEDULES,

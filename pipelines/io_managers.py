@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import dagster as dg
+import numpy as np
 import pandas as pd
 
 from arena.files import atomic_write
@@ -42,6 +43,46 @@ def partition_file_stem(partition_key: str) -> str:
 def write_parquet_atomically(frame: pd.DataFrame, path: Path) -> int:
     """Write ``frame`` to ``path`` atomically, mode 0644 (``arena.files``); return its size."""
     return atomic_write(path, frame.to_parquet)
+
+
+PREVIEW_ROWS = 8
+PREVIEW_CHARS = 80
+
+# pandas dtype kinds -> the column types Dagster's UI shows.
+_DAGSTER_TYPES = {"b": "bool", "i": "int", "u": "int", "f": "float", "M": "datetime"}
+
+
+def table_schema(frame: pd.DataFrame) -> dg.TableSchema:
+    """The stored table's columns and their types, as Dagster's UI shows a table schema."""
+    return dg.TableSchema(
+        columns=[
+            dg.TableColumn(str(name), _DAGSTER_TYPES.get(dtype.kind, "string"))
+            for name, dtype in frame.dtypes.items()
+        ]
+    )
+
+
+def _cell(value: object) -> str | int | float | bool | None:
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, np.generic):  # numpy scalars (arrays are shown as text)
+        item = value.item()
+        if isinstance(item, bool | int | float):
+            return item
+    text = str(value)
+    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 3] + "..."
+
+
+def table_preview(frame: pd.DataFrame) -> dg.TableMetadataValue:
+    """The first rows of a stored table as a Dagster table (shown on the asset's page)."""
+    head = frame.head(PREVIEW_ROWS)
+    records = [
+        dg.TableRecord({str(k): _cell(v) for k, v in row.items()})
+        for row in head.to_dict("records")
+    ]
+    return dg.MetadataValue.table(records=records, schema=table_schema(frame))
 
 
 class ParquetIOManager(dg.ConfigurableIOManager):
@@ -69,7 +110,12 @@ class ParquetIOManager(dg.ConfigurableIOManager):
         path = self.asset_path(asset_key, partition_key)
         size = write_parquet_atomically(obj, path)
         context.add_output_metadata(
-            {"path": dg.MetadataValue.path(str(path)), "parquet_bytes": size}
+            {
+                "path": dg.MetadataValue.path(str(path)),
+                "parquet_bytes": size,
+                "preview": table_preview(obj),
+                "stored_columns": dg.MetadataValue.table_schema(table_schema(obj)),
+            }
         )
 
     def load_input(self, context: dg.InputContext) -> pd.DataFrame | dict[str, pd.DataFrame]:

@@ -19,6 +19,8 @@ from typing import Any
 
 import pandas as pd
 
+from engines.axes.names import AXES
+from engines.axes.screening import SCREENING_AXES
 from engines.tournament.records import DECIDED_STATUSES, MATCH_STATUSES
 from quality.gates import GateResult
 
@@ -143,6 +145,45 @@ SUITES: dict[str, tuple[Expectation, ...]] = {
         *_not_null("model", "term"),
         _between("p_value", 0, 1),
         _between("q_value", 0, 1),
+    ),
+    "screening_axes": (
+        ("ExpectTableRowCountToBeBetween", {"min_value": 1}),
+        *_exist("seed", "spec_hash", *SCREENING_AXES, "budget"),
+        *_not_null("seed", "spec_hash", *SCREENING_AXES),
+        ("ExpectColumnValuesToBeUnique", {"column": "seed"}),
+        ("ExpectColumnValuesToMatchRegex", {"column": "spec_hash", "regex": SHA256_REGEX}),
+        *(_at_least(axis, 0) for axis in SCREENING_AXES),
+    ),
+    "axis_scores": (
+        ("ExpectTableRowCountToEqual", {"value": 1}),  # one game per partition
+        *_exist("game", "spec_hash", *AXES),
+        *_not_null("game", "spec_hash", *AXES),
+        ("ExpectColumnValuesToMatchRegex", {"column": "spec_hash", "regex": SHA256_REGEX}),
+        _at_least("state_space", 0),
+        _between("temporal", 0, 1),  # a share of the decision table's variance
+        _at_least("opponent", 0),
+    ),
+    "match_moves": (
+        *_exist("match_id", "index", "seat", "player", "legal_actions", "action", "fallback"),
+        *_not_null("match_id", "index", "seat", "player", "action", "fallback"),
+        ("ExpectCompoundColumnsToBeUnique", {"column_list": ["match_id", "index"]}),
+        ("ExpectColumnValuesToBeInSet", {"column": "seat", "value_set": ["alice", "bob"]}),
+        _at_least("index", 0),
+        _at_least("rethinks", 0),
+    ),
+    "ablations": (
+        *_exist("ablation", "quantity", "subject", "estimate", "ci_low", "ci_high", "n"),
+        *_not_null("ablation", "quantity", "subject", "n"),
+        _at_least("n", 0),
+        (
+            "ExpectColumnPairValuesAToBeGreaterThanB",
+            {
+                "column_A": "ci_high",
+                "column_B": "ci_low",
+                "or_equal": True,
+                "ignore_row_if": "either_value_is_missing",
+            },
+        ),
     ),
 }
 

@@ -156,6 +156,13 @@ def test_the_release_is_published_verified_and_stable(
     assert again.success
     assert again.asset_value("release_bundle").iloc[0]["release_id"] == release_id
     assert not again.asset_value("release_bundle").iloc[0]["newly_published"]
+
+    check = release.published_release_verifies(result.asset_value("release_bundle"))
+    assert check.passed and check.metadata["files_verified"].value == len(manifest["files"]) + 2
+    (folder / "tables" / "leaderboards.parquet").write_bytes(b"tampered")
+    tampered = release.published_release_verifies(result.asset_value("release_bundle"))
+    assert not tampered.passed
+    assert "leaderboards.parquet" in tampered.metadata["problems"].value
     assert len(list_releases(store)["releases"]) == 1
 
     # a replay on another day: same results, other timestamps and durations -> the same release
@@ -197,7 +204,9 @@ def test_a_failing_gate_names_itself_and_leaves_the_previous_release(
 
 
 def test_blocking_checks_guard_each_input(upstream: dict[str, pd.DataFrame]) -> None:
-    checked = {spec.asset_key.to_user_string() for c in release.CHECKS for spec in c.check_specs}
+    gates = [c for c in release.CHECKS if c is not release.published_release_verifies]
+    assert len(gates) == len(release.CHECKS) - 1  # and the published release is verified
+    checked = {spec.asset_key.to_user_string() for c in gates for spec in c.check_specs}
     # Every release input but the two guarded by blocking checks of their own.
     assert checked == set(release.RELEASE_INPUTS) - set(release.GUARDED_UPSTREAM)
     assert checked == {
