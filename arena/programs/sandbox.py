@@ -509,21 +509,25 @@ class Program:
         return data
 
     def _send(self, data: bytes, deadline: float, allowed: float) -> None:
+        """Write a request without blocking past ``deadline`` (a program that stops reading
+        its requests times out like one that stops answering)."""
         view = memoryview(data)
-        poller = select.poll()
-        poller.register(self._requests, select.POLLOUT)
+        poller: select.poll | None = None
         while view:
+            try:
+                view = view[os.write(self._requests, view) :]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                self._fail("crash", f"the program's process ended ({self._exit_status()})")
+            if poller is None:
+                poller = select.poll()
+                poller.register(self._requests, select.POLLOUT)
             left = deadline - time.monotonic()
             if left <= 0:
                 self._fail("timeout", f"no answer within {allowed:g} s")
-            if not poller.poll(left * 1000):
-                continue
-            try:
-                view = view[os.write(self._requests, view) :]
-            except BlockingIOError:
-                continue
-            except OSError:
-                self._fail("crash", f"the program's process ended ({self._exit_status()})")
+            poller.poll(left * 1000)
 
     def _fail(self, status: str, reason: str) -> NoReturn:
         reason = scrub(reason, self.secrets)
