@@ -103,6 +103,17 @@ class Limits:
     scratch_mb: int = 16
     open_files: int = 64
 
+    def __post_init__(self) -> None:
+        least = {"cpu_seconds": 1, "memory_mb": 64, "file_mb": 1, "scratch_mb": 1, "open_files": 16}
+        for name, value in least.items():
+            if getattr(self, name) < value:
+                raise ValueError(
+                    f"Limits.{name} must be at least {value}, not {getattr(self, name)}"
+                )
+        for name in ("move_seconds", "start_seconds"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"Limits.{name} must be positive, not {getattr(self, name)}")
+
 
 @dataclass(frozen=True)
 class Outcome:

@@ -165,6 +165,15 @@ def test_a_sandbox_started_by_a_thread_that_has_ended_goes_on() -> None:
     assert (outcome.status, outcome.action) == ("ok", "check")
 
 
+def test_the_smallest_limits_still_run_a_program() -> None:
+    smallest = Limits(cpu_seconds=1, memory_mb=64, file_mb=1, scratch_mb=1, open_files=16)
+    assert one_move("scratch_writer.py", smallest).status == "ok"
+    with pytest.raises(ValueError, match=r"Limits\.open_files must be at least 16, not 3"):
+        Limits(open_files=3)
+    with pytest.raises(ValueError, match=r"Limits\.move_seconds must be positive"):
+        Limits(move_seconds=0)
+
+
 # --- secrets ---------------------------------------------------------------------------------
 
 
