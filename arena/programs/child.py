@@ -7,7 +7,8 @@ working folder.  The operating system does the containing (namespaces, read-only
 system-call filter: see ``arena.programs.sandbox``); this script adds what only the process
 itself can do, before any of the program's code runs:
 
-1. resource limits: CPU seconds, address space, processes (no new process or thread), file
+1. resource limits: CPU seconds, address space, processes (this one only: no new process or
+   thread, where the host user is not root; the seccomp filter refuses them in any case), file
    size, open files, no core dumps;
 2. the program's prints go to a counting sink, and file descriptors 0, 1 and 2 to /dev/null, so
    nothing the program writes there reaches the host;

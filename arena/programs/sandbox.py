@@ -9,21 +9,23 @@ What the sandbox guarantees, and how:
 
 1. **Isolation by the operating system.**  Each program process runs under bubblewrap
    (``bwrap``) in new user, PID, network, IPC, UTS, cgroup and mount namespaces, as uid/gid
-   65534 with no capabilities and no way to make further user namespaces.  Its file system is
-   a read-only view of the interpreter, its standard library (the interpreter's own
-   site-packages hidden) and the system's shared libraries, the child script and the program
-   file; ``/proc`` of its own PID namespace (it sees itself, PID 1, and no host process);
-   a minimal read-only ``/dev``; and a private tmpfs of ``Limits.scratch_mb`` as ``/scratch``,
-   its working folder, the only place it can write.  No home folder, project, data folder or
-   Dagster home is visible.  Its network namespace is empty (no route to the host, not even
-   to 127.0.0.1).  bwrap starts with an empty environment and gives the program only
-   ``PYTHONHASHSEED=0``.  A seccomp filter (``seccomp_filter``) refuses creating processes
-   and threads, sockets, ptrace, namespaces and mounts, and a few kernel interfaces no program
-   needs; resource limits (CPU seconds, address space, processes, file size, open files, no
-   core) are set by the child before the program is loaded.  An audit hook in the child
-   (``arena/programs/child.py``) is kept as a second layer only.  If ``bwrap`` is missing or
-   cannot create namespaces, ``Program`` raises ``SandboxUnavailable`` naming the cause and
-   the fix: there is no weaker fallback.
+   65534 inside (mapped to the host user running the tournament), with no capabilities and no
+   way to make further user namespaces.  Its file system is a read-only view of the
+   interpreter, its standard library (the interpreter's own site-packages hidden) and the
+   system's shared libraries, the child script and the program file; ``/proc`` of its own PID
+   namespace (it sees itself, PID 1, and no host process); a minimal read-only ``/dev``; and a
+   private tmpfs of ``Limits.scratch_mb`` as ``/scratch``, its working folder, the only place
+   it can write.  No home folder, project, data folder or Dagster home is visible.  Its network
+   namespace is empty (no route to the host, not even to 127.0.0.1).  bwrap starts with an
+   empty environment and gives the program only ``PYTHONHASHSEED=0``.  Resource limits (CPU
+   seconds, address space, processes, file size, open files, no core) are set by the child
+   before the program is loaded.  A seccomp filter (``seccomp_filter``) refuses creating
+   processes and threads, sockets, ptrace, namespaces and mounts, and a few kernel interfaces
+   no program needs: the kernel does not apply RLIMIT_NPROC to processes of host root, which
+   is what a sandbox started by root runs as outside its namespace, so the filter is what
+   stops a fork there.  An audit hook in the child (``arena/programs/child.py``) is kept as a
+   second layer only.  If ``bwrap`` is missing or cannot create namespaces, ``Program`` raises
+   ``SandboxUnavailable`` naming the cause and the fix: there is no weaker fallback.
 2. **A protocol the program cannot forge.**  Requests and replies travel over two pipes
    inherited by the child, never over the program's stdout, which goes nowhere (the child's
    descriptors 1 and 2 are /dev/null).  The host reads at most ``MAX_REPLY_BYTES`` per reply
