@@ -29,7 +29,7 @@ class ProgramPlayer:
     model: str = "program"
     settings: dict[str, Any] = field(default_factory=dict)
     stopped: str | None = None
-    secrets: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
     _turn: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

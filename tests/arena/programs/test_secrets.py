@@ -115,6 +115,7 @@ def test_the_lineup_gives_program_players_the_keys_and_they_are_redacted(tmp_pat
         player = lineup.players["prog"]
         assert isinstance(player, ProgramPlayer)
         assert CANARY in player.secrets and CANARY in player.program.secrets
+        assert CANARY not in repr(player)
         try:
             await player.decide(new_deal(KUHN[0].spec, 1), 0, random.Random(0), "m/0")
         except Forfeit as forfeit:
