@@ -453,6 +453,11 @@ class Program:
         argv = _sandbox_argv(self.bwrap, self.limits, files, command, seccomp, info_write)
         try:
             self.proc = _launch(argv, (request_read, reply_write, info_write, seccomp))
+        except OSError as exc:
+            os.close(info_read)
+            self.close()
+            self.dead_reason = f"the sandbox did not start: {exc}"
+            return self.dead_reason
         finally:
             for fd in (request_read, reply_write, info_write, seccomp):
                 os.close(fd)
@@ -515,7 +520,7 @@ class Program:
             self._fail("crash", f"sent a reply longer than {MAX_REPLY_BYTES} bytes")
         try:
             data = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, nested past the stack
             data = None
         if not isinstance(data, dict):
             self._fail("crash", "the program's process sent garbage")

@@ -64,6 +64,7 @@ def _alive(pid: int, marker: str) -> bool:
         ("threads.py", "crash", "can't start new thread"),  # seccomp: no clone
         ("huge_reply.py", "crash", "sent a reply longer than 65536 bytes"),
         ("injects.py", "crash", "sent a reply to another request (an injected or stale line)"),
+        ("nested_line.py", "crash", "sent garbage"),
         ("partial_line.py", "timeout", "no answer within 1 s"),
     ],
 )
