@@ -614,12 +614,12 @@ class Program:
             return Outcome(failure.status, reason=failure.reason, seconds=time.perf_counter() - t0)
         elapsed = time.perf_counter() - t0
         if "error" in reply:
-            return Outcome(
-                "crash", reason=scrub(str(reply["error"]), self.secrets), seconds=elapsed
-            )
+            error = reply["error"]
+            text = error if isinstance(error, str) else _shown(error)
+            return Outcome("crash", reason=scrub(text, self.secrets), seconds=elapsed)
         action = reply.get("action")
         if not isinstance(action, str) or action not in legal:
-            reason = scrub(f"returned {action!r}, not one of {legal}", self.secrets)
+            reason = scrub(f"returned {_shown(action)}, not one of {legal}", self.secrets)
             return Outcome("illegal", reason=reason, seconds=elapsed)
         return Outcome("ok", action=action, seconds=elapsed)
 
@@ -650,6 +650,14 @@ class Program:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _shown(value: object) -> str:
+    """``repr(value)`` of a value from a reply, which may be nested too deeply to show."""
+    try:
+        return repr(value)
+    except RecursionError:
+        return "a value nested too deeply to show"
 
 
 def program_observation(state: State, seat: int) -> dict[str, Any]:

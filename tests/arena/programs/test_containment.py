@@ -76,6 +76,17 @@ def test_hostile_programs_are_refused_or_forfeit_with_a_reason(
     assert reason in outcome.reason
 
 
+def test_a_deeply_nested_reply_is_a_forfeit_not_an_error_of_the_host() -> None:
+    # JSON parsing or repr in the host hits the recursion limit first, depending on the depth of
+    # the host's own stack: either way a forfeit with a reason
+    outcome = one_move("nested_action.py")
+    assert outcome.status in {"illegal", "crash"} and outcome.reason
+    nested: list[object] = []
+    for _ in range(100_000):
+        nested = [nested]
+    assert sandbox._shown(nested) == "a value nested too deeply to show"
+
+
 def test_the_program_sees_no_other_process_and_no_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
