@@ -2,7 +2,9 @@
 
 A crash or an illegal action forfeits the match (``Forfeit``: status ``forfeit``, a loss for the
 program); a timeout fails the move (``MoveFailed("timeout")``) and the match is left out of the
-evidence, because a timeout depends on the machine's load as well as on the program.
+evidence, because a timeout depends on the machine's load as well as on the program.  The
+messages carry the program's reason scrubbed of secrets (``arena.programs.sandbox.scrub``: the
+player's ``secrets`` and its program's), since they end up in the matches table and the journal.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.programs.sandbox import Outcome, Program, program_observation
+from arena.programs.sandbox import Outcome, Program, program_observation, scrub
 from engines.agents.base import Decision, Forfeit, MoveFailed
 from engines.gbg.engine import State
 
@@ -27,6 +29,7 @@ class ProgramPlayer:
     model: str = "program"
     settings: dict[str, Any] = field(default_factory=dict)
     stopped: str | None = None
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
     _turn: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -36,10 +39,11 @@ class ProgramPlayer:
         legal = list(state.legal_actions())
         observation, seed = program_observation(state, seat), rng.randrange(2**31)
         outcome = await asyncio.to_thread(self._act, observation, legal, seed)
+        reason = scrub(outcome.reason, (*self.secrets, *self.program.secrets))
         if outcome.status == "timeout":
-            raise MoveFailed("timeout", f"program {self.name!r}: {outcome.reason}")
+            raise MoveFailed("timeout", f"program {self.name!r}: {reason}")
         if outcome.status != "ok" or outcome.action is None:
-            raise Forfeit(f"program {self.name!r} {outcome.status}: {outcome.reason}")
+            raise Forfeit(f"program {self.name!r} {outcome.status}: {reason}")
         return Decision(action=outcome.action, latency_s=outcome.seconds)
 
     def _act(self, observation: dict[str, Any], legal: list[str], seed: int) -> Outcome:

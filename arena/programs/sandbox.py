@@ -2,15 +2,48 @@
 
 A strategy program is a Python file defining ``act(observation: dict, legal_actions: list,
 rng) -> action``.  It must be deterministic given its inputs, draw chance only from ``rng``,
-read no clock, start no thread or process, and keep no state between moves.  It runs in a
-separate process (``arena/programs/child.py``) with:
+read no clock, start no thread or process, and keep no state between moves.  The program is
+untrusted: it may be written by a model or submitted by anyone.
 
-- resource limits: CPU seconds, address space (memory), file size, no core dumps;
-- a wall-time limit per move (the host kills the process);
-- no network: an empty network namespace where the system allows it (``unshare -n``), and in
-  any case an audit hook that refuses sockets;
-- no new processes, no native code loading, no writes outside a scratch folder (audit hook);
-- its prints sent to a bounded sink, never to the host.
+What the sandbox guarantees, and how:
+
+1. **Isolation by the operating system.**  Each program process runs under bubblewrap
+   (``bwrap``) in new user, PID, network, IPC, UTS, cgroup and mount namespaces, as uid/gid
+   65534 inside (mapped to the host user running the tournament), with no capabilities and no
+   way to make further user namespaces.  Its file system is a read-only view of the
+   interpreter, its standard library (the interpreter's own site-packages hidden) and the
+   system's shared libraries, the child script and the program file; ``/proc`` of its own PID
+   namespace (it sees itself, PID 1, and no host process); a minimal read-only ``/dev``; and a
+   private tmpfs of ``Limits.scratch_mb`` as ``/scratch``, its working folder, the only place
+   it can write.  No home folder, project, data folder or Dagster home is visible.  Its network
+   namespace is empty (no route to the host, not even to 127.0.0.1).  bwrap starts with an
+   empty environment and gives the program only ``PYTHONHASHSEED=0``.  Resource limits (CPU
+   seconds, address space, processes, file size, open files, no core) are set by the child
+   before the program is loaded.  A seccomp filter (``seccomp_filter``) refuses creating
+   processes and threads, sockets, ptrace, namespaces and mounts, and a few kernel interfaces
+   no program needs: the kernel does not apply RLIMIT_NPROC to processes of host root, which
+   is what a sandbox started by root runs as outside its namespace, so the filter is what
+   stops a fork there.  An audit hook in the child (``arena/programs/child.py``) is kept as a
+   second layer only.  If ``bwrap`` is missing or cannot create namespaces, ``Program`` raises
+   ``SandboxUnavailable`` naming the cause and the fix: there is no weaker fallback.
+2. **A protocol the program cannot forge.**  Requests and replies travel over two pipes
+   inherited by the child, never over the program's stdout, which goes nowhere (the child's
+   descriptors 1 and 2 are /dev/null).  The host reads at most ``MAX_REPLY_BYTES`` per reply
+   and only until the move's deadline: a partial line times out like silence (``timeout``), a
+   longer reply is a ``crash`` with the reason.  Each request carries a sequence number and an
+   unpredictable id, and a reply is accepted only with that id, so an injected or stale line
+   is a ``crash``, never the answer to a later move.
+3. **Secrets never leave.**  Whatever a program returns or raises passes through ``scrub``
+   (``arena.llm.transport.redact`` with the secrets the host knows: those given to
+   ``Program``, and the values of the host's secret-looking environment variables; then
+   anything shaped like a credential; then a bound of ``MAX_REASON_CHARS`` on one line)
+   before it becomes an ``Outcome`` reason, and so before it reaches a message, a table, a
+   journal or a log.
+4. **Nothing outlives the host.**  bwrap runs with ``--die-with-parent`` (and is started from
+   one long-lived thread, since the kernel ties that signal to the thread that started it),
+   the program's process is PID 1 of its namespace (so everything in it dies with it), and the
+   scratch folder is a tmpfs of the sandbox's own mount namespace: nothing is on the host's
+   disk to be left behind.  ``close`` kills the process and waits until it is gone.
 
 ``Program.act`` returns an ``Outcome``: the action, or why there is none (``crash``,
 ``illegal``, ``timeout``).  In matches a crash or an illegal action forfeits the match; a
@@ -21,25 +54,43 @@ program loads, returns legal actions over a short test, and its median move take
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import os
+import platform
 import random
+import re
 import select
 import shutil
 import signal
 import statistics
+import struct
 import subprocess
 import sys
-import tempfile
+import sysconfig
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+from arena.llm.transport import REDACTED, redact
 from engines.gbg.engine import State, new_deal
 from engines.gbg.spec import GameSpec
 
 CHILD = Path(__file__).with_name("child.py")
+SANDBOX_ID = 65534  # uid and gid inside the sandbox ("nobody")
+SCRATCH = "/scratch"
+MAX_REPLY_BYTES = 64 * 1024
+MAX_REASON_CHARS = 300
+INSTALL = "install it with `apt-get install bubblewrap`"
+CHILD_LIMITS = ("cpu_seconds", "memory_mb", "file_mb", "open_files")  # applied by the child
+
+
+class SandboxUnavailable(RuntimeError):
+    """This machine cannot run the sandbox (no bwrap, or no namespaces): a one-line reason."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +102,19 @@ class Limits:
     file_mb: int = 8
     move_seconds: float = 2.0
     start_seconds: float = 10.0
+    scratch_mb: int = 16
+    open_files: int = 64
+
+    def __post_init__(self) -> None:
+        least = {"cpu_seconds": 1, "memory_mb": 64, "file_mb": 1, "scratch_mb": 1, "open_files": 16}
+        for name, value in least.items():
+            if getattr(self, name) < value:
+                raise ValueError(
+                    f"Limits.{name} must be at least {value}, not {getattr(self, name)}"
+                )
+        for name in ("move_seconds", "start_seconds"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"Limits.{name} must be positive, not {getattr(self, name)}")
 
 
 @dataclass(frozen=True)
@@ -63,106 +127,459 @@ class Outcome:
     seconds: float = 0.0
 
 
-def _network_isolation() -> list[str]:
-    """``unshare -n`` when this system lets us create a network namespace, else nothing."""
-    tool = shutil.which("unshare")
-    if tool is None:
-        return []
+# ---------------------------------------------------------------------------------------------
+# Secrets
+
+
+_CREDENTIAL = re.compile(
+    r"(?<![A-Za-z0-9_])(?:"
+    r"sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"
+    r"|AIza[0-9A-Za-z_\-]{35}"
+    r"|(?i:bearer)\s+[A-Za-z0-9\-._~+/]{16,}=*"
+    r"|gh[pousr]_[A-Za-z0-9]{36,}"
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}"
+    r"|hf_[A-Za-z0-9]{30,}"
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----"
+    r")"
+)
+# ``NAME_KEY=value`` (an environment dump, a config line): the value goes.
+_ASSIGNED = re.compile(
+    r"(?i)(\b[A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)\b['\"]?\s*[=:]\s*['\"]?)[^\s'\",;]+"
+)
+_SECRET_NAME = re.compile(r"(?i)(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)$")
+
+
+def environment_secrets(environ: dict[str, str] | None = None) -> tuple[str, ...]:
+    """Values of the environment variables whose names look secret (``*_KEY``, ``*_TOKEN``,
+    ``*_SECRET``, ``*_PASSWORD``), at least 8 characters long."""
+    env = os.environ if environ is None else environ
+    return tuple(v for k, v in sorted(env.items()) if _SECRET_NAME.search(k) and len(v) >= 8)
+
+
+def scrub(text: str, secrets: tuple[str, ...]) -> str:
+    """``text`` from a program, safe to record: every known secret redacted, anything shaped like
+    a credential redacted, on one line of at most ``MAX_REASON_CHARS`` characters."""
+    text = redact(text, tuple(sorted(secrets, key=len, reverse=True)))
+    text = _CREDENTIAL.sub(REDACTED, text)
+    text = _ASSIGNED.sub(lambda m: m.group(1) + REDACTED, text)
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_REASON_CHARS else text[: MAX_REASON_CHARS - 1] + "…"
+
+
+# ---------------------------------------------------------------------------------------------
+# The system-call filter
+
+# Refused with EPERM: creating processes and threads, sockets, looking into or changing other
+# processes, namespaces and mounts, and kernel interfaces a strategy program has no use for.
+_REFUSED_SYSCALLS = (
+    "fork", "vfork", "clone", "clone3", "socket", "socketpair", "ptrace", "process_vm_readv",
+    "process_vm_writev", "pidfd_open", "pidfd_getfd", "kcmp", "unshare", "setns", "mount",
+    "umount2", "pivot_root", "chroot", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount",
+    "fspick", "mount_setattr", "keyctl", "add_key", "request_key", "bpf", "perf_event_open",
+    "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register", "personality",
+)  # fmt: skip
+# System-call numbers (asm/unistd_64.h; asm-generic/unistd.h for aarch64, which has no fork).
+_SYSCALLS: dict[str, tuple[int, dict[str, int]]] = {
+    "x86_64": (
+        0xC000003E,  # AUDIT_ARCH_X86_64
+        dict(fork=57, vfork=58, clone=56, clone3=435, socket=41, socketpair=53, ptrace=101,
+             process_vm_readv=310, process_vm_writev=311, pidfd_open=434, pidfd_getfd=438,
+             kcmp=312, unshare=272, setns=308, mount=165, umount2=166, pivot_root=155,
+             chroot=161, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432,
+             fspick=433, mount_setattr=442, keyctl=250, add_key=248, request_key=249, bpf=321,
+             perf_event_open=298, userfaultfd=323, io_uring_setup=425, io_uring_enter=426,
+             io_uring_register=427, personality=135),
+    ),
+    "aarch64": (
+        0xC00000B7,  # AUDIT_ARCH_AARCH64
+        dict(clone=220, clone3=435, socket=198, socketpair=199, ptrace=117,
+             process_vm_readv=270, process_vm_writev=271, pidfd_open=434, pidfd_getfd=438,
+             kcmp=272, unshare=97, setns=268, mount=40, umount2=39, pivot_root=41, chroot=51,
+             open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433,
+             mount_setattr=442, keyctl=219, add_key=217, request_key=218, bpf=280,
+             perf_event_open=241, userfaultfd=282, io_uring_setup=425, io_uring_enter=426,
+             io_uring_register=427, personality=92),
+    ),
+}  # fmt: skip
+
+
+def seccomp_filter(machine: str | None = None) -> bytes:
+    """The seccomp program (classic BPF, as ``bwrap --seccomp`` reads it) that refuses
+    ``_REFUSED_SYSCALLS`` with EPERM and allows the rest.
+
+    1. a system call of another architecture kills the process (no way around the table);
+    2. on x86_64, x32 system calls (numbers from 0x40000000) are refused;
+    3. each refused number jumps to ``EPERM``; anything else is allowed.
+
+    No well-kept Python package builds seccomp filters (libseccomp's bindings ship with its C
+    sources, not on PyPI), and this one is a fixed list: a table and a loop."""
+    machine = machine or platform.machine()
+    if machine not in _SYSCALLS:
+        raise SandboxUnavailable(
+            f"the program sandbox has no system-call table for this machine ({machine}); "
+            f"it supports {', '.join(_SYSCALLS)}"
+        )
+    arch, numbers = _SYSCALLS[machine]
+    refused = sorted({numbers[name] for name in _REFUSED_SYSCALLS if name in numbers})
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, RET|K
+    allow, kill, eperm = 0x7FFF0000, 0x80000000, 0x00050000 | 1  # SECCOMP_RET_*; EPERM = 1
+    body: list[tuple[int, int, int, int]] = [(ld, 0, 0, 0)]  # the system-call number
+    checks = [(jge, 0x40000000)] if machine == "x86_64" else []
+    checks += [(jeq, n) for n in refused]
+    for i, (op, k) in enumerate(checks):
+        body.append((op, len(checks) - i, 0, k))  # to the EPERM return, past the allow
+    body += [(ret, 0, 0, allow), (ret, 0, 0, eperm)]
+    head = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, kill)]  # seccomp_data.arch
+    return b"".join(struct.pack("=HBBI", *op) for op in head + body)
+
+
+# ---------------------------------------------------------------------------------------------
+# bubblewrap
+
+
+@functools.cache
+def _interpreter_view() -> tuple[str, tuple[str, ...]]:
+    """The interpreter's real path and the bwrap arguments that show, read-only, the
+    interpreter, its standard library (its site-packages hidden) and the shared libraries."""
+    exe = os.path.realpath(sys.executable)
+    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    args: list[str] = []
+    for system in ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/lib32", "/usr/lib32"):
+        if os.path.islink(system):
+            args += ["--symlink", os.readlink(system), system]
+        elif os.path.isdir(system):
+            args += ["--ro-bind", system, system]
+    libdir = sysconfig.get_config_var("LIBDIR")
+    if sysconfig.get_config_var("Py_ENABLE_SHARED") and libdir:
+        args += ["--ro-bind", os.path.realpath(libdir), os.path.realpath(libdir)]
+    args += ["--ro-bind", exe, exe, "--ro-bind", stdlib, stdlib]
+    site = os.path.join(stdlib, "site-packages")
+    if os.path.isdir(site):
+        args += ["--tmpfs", site, "--remount-ro", site]
+    return exe, tuple(args)
+
+
+def _sandbox_argv(
+    bwrap: str,
+    limits: Limits,
+    files: dict[str, Path],
+    command: list[str],
+    seccomp_fd: int,
+    info_fd: int,
+) -> list[str]:
+    """The bwrap command line (module docstring, item 1): ``files`` are shown read-only at
+    their keys (``/sandbox/...``), then ``command`` runs with ``/scratch`` as its folder."""
+    _, view = _interpreter_view()
+    shown = [a for dest, src in files.items() for a in ("--ro-bind", str(src), dest)]
+    return [
+        bwrap,
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--uid", str(SANDBOX_ID),
+        "--gid", str(SANDBOX_ID),
+        "--cap-drop", "ALL",
+        "--hostname", "sandbox",
+        "--die-with-parent",
+        "--new-session",
+        "--as-pid-1",
+        "--clearenv",
+        "--setenv", "PYTHONHASHSEED", "0",
+        *view,
+        *shown,
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--remount-ro", "/dev",
+        "--size", str(limits.scratch_mb * 1024 * 1024),
+        "--tmpfs", SCRATCH,
+        "--chdir", SCRATCH,
+        "--remount-ro", "/",
+        "--seccomp", str(seccomp_fd),
+        "--info-fd", str(info_fd),
+        "--",
+        *command,
+    ]  # fmt: skip
+
+
+def _python(*args: str) -> list[str]:
+    """The sandbox's Python command: no site, no user site, no script folder on the path, no
+    bytecode written, and the environment honoured (bwrap gives it only PYTHONHASHSEED)."""
+    exe, _ = _interpreter_view()
+    return [exe, "-s", "-S", "-P", "-B", *args]
+
+
+def _pipe_with(data: bytes) -> int:
+    """A pipe's read end holding ``data`` (small: it must fit the pipe's buffer)."""
+    read, write = os.pipe()
     try:
-        probe = subprocess.run([tool, "-n", "true"], capture_output=True, timeout=5, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [tool, "-n"] if probe.returncode == 0 else []
+        os.write(write, data)
+    finally:
+        os.close(write)
+    return read
+
+
+@functools.cache
+def _probe(bwrap: str) -> str | None:
+    """Why ``bwrap`` cannot run the sandbox on this machine (its first error line), or None."""
+    seccomp = _pipe_with(seccomp_filter())
+    info_read, info_write = os.pipe()
+    argv = _sandbox_argv(
+        bwrap, Limits(), {}, _python("-c", "pass"), seccomp_fd=seccomp, info_fd=info_write
+    )
+    try:
+        done = subprocess.run(
+            argv,
+            env={},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            pass_fds=(seccomp, info_write),
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        for fd in (seccomp, info_read, info_write):
+            os.close(fd)
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines[0] if lines else f"exit status {done.returncode}"
+
+
+def bubblewrap() -> str:
+    """The path of a ``bwrap`` that can build the sandbox here, or ``SandboxUnavailable``."""
+    path = shutil.which("bwrap")
+    if path is None:
+        raise SandboxUnavailable(
+            f"strategy programs run in a bubblewrap sandbox, and bwrap is not installed: {INSTALL}"
+        )
+    failure = _probe(path)
+    if failure is not None:
+        raise SandboxUnavailable(
+            f"bubblewrap ({path}) cannot create the program sandbox ({failure}): allow user "
+            "namespaces (sysctl user.max_user_namespaces > 0 and "
+            "kernel.unprivileged_userns_clone=1; in a container, a seccomp profile that permits "
+            f"them), or {INSTALL}"
+        )
+    return path
+
+
+_LAUNCHER: tuple[int, ThreadPoolExecutor] | None = None
+_LAUNCHER_LOCK = threading.Lock()
+
+
+def _launch(argv: list[str], pass_fds: tuple[int, ...]) -> subprocess.Popen[bytes]:
+    """Start ``argv`` from one long-lived thread of this process.
+
+    ``--die-with-parent`` is PR_SET_PDEATHSIG, which the kernel ties to the *thread* that
+    started bwrap: a sandbox started from a worker thread (``asyncio.to_thread``) would be
+    killed when that thread ends, not when the host does."""
+    global _LAUNCHER
+    with _LAUNCHER_LOCK:
+        if _LAUNCHER is None or _LAUNCHER[0] != os.getpid():  # a new process after a fork
+            _LAUNCHER = (os.getpid(), ThreadPoolExecutor(1, "genstrat-sandbox-launcher"))
+        pool = _LAUNCHER[1]
+    future = pool.submit(
+        subprocess.Popen,
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={},
+        pass_fds=pass_fds,
+    )
+    return future.result()
+
+
+class _Failure(Exception):
+    """The process failed (and was closed): ``status`` (crash or timeout) and ``reason``."""
+
+    def __init__(self, status: str, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------------------------------
+# Programs
 
 
 class Program:
-    """A running sandboxed program (start once, ask for many moves, then ``close``)."""
+    """A running sandboxed program (start once, ask for many moves, then ``close``).
 
-    def __init__(self, path: str | Path, limits: Limits | None = None) -> None:
+    ``secrets``: texts that must never appear in a reason (API keys of the tournament's
+    players); the values of the host's secret-looking environment variables are added."""
+
+    def __init__(
+        self, path: str | Path, limits: Limits | None = None, secrets: tuple[str, ...] = ()
+    ) -> None:
         self.path = Path(path).resolve()
         if not self.path.is_file():
             raise ValueError(f"no strategy program at {self.path}")
         self.limits = limits or Limits()
-        self.scratch = tempfile.mkdtemp(prefix="genstrat-program-")
-        self.proc: subprocess.Popen[str] | None = None
+        self.secrets = tuple(dict.fromkeys((*secrets, *environment_secrets())))
+        self.bwrap = bubblewrap()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.pid: int | None = None  # the program's process (host PID), last started
         self.dead_reason = ""
+        self._pidfd = self._requests = self._replies = -1
+        self._buffer = b""
+        self._sequence = 0
 
-    def _limits(self) -> None:  # runs in the child before exec
-        import resource
-
-        lim = self.limits
-        resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_seconds, lim.cpu_seconds))
-        mem = lim.memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-        size = lim.file_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        os.setsid()
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    @property
+    def scratch(self) -> str | None:
+        """The scratch folder as the host sees it (``/proc/PID/root/scratch``): it exists only
+        while the process runs, since it is a tmpfs of the sandbox's own mount namespace."""
+        return None if self.pid is None else f"/proc/{self.pid}/root{SCRATCH}"
 
     def start(self) -> str | None:
         """Start the process and load the program; the reason it failed, or None.
 
         After a crash or a timeout (which close the process) the next ``act`` starts it again,
         with an empty scratch folder."""
-        os.makedirs(self.scratch, mode=0o700, exist_ok=True)  # ``close`` removed it
-        command = [
-            *_network_isolation(),
-            sys.executable,
-            "-I",
-            "-S",
-            str(CHILD),
-            str(self.path),
-            self.scratch,
-        ]
-        env = {"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}
-        self.proc = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            encoding="utf-8",
-            env=env,
-            cwd=self.scratch,
-            preexec_fn=self._limits,
+        self.close()
+        deadline = time.monotonic() + self.limits.start_seconds
+        request_read, self._requests = os.pipe()
+        self._replies, reply_write = os.pipe()
+        info_read, info_write = os.pipe()
+        seccomp = _pipe_with(seccomp_filter())
+        limits = {k: getattr(self.limits, k) for k in CHILD_LIMITS}
+        command = _python(
+            "/sandbox/child.py", str(request_read), str(reply_write), json.dumps(limits)
         )
-        reply = self._read(self.limits.start_seconds)
-        if reply is None:
-            return self.dead_reason or "did not start"
-        if "error" in reply:
+        files = {"/sandbox/child.py": CHILD, "/sandbox/program.py": self.path}
+        argv = _sandbox_argv(self.bwrap, self.limits, files, command, seccomp, info_write)
+        try:
+            self.proc = _launch(argv, (request_read, reply_write, info_write, seccomp))
+        except OSError as exc:
+            os.close(info_read)
             self.close()
-            return str(reply["error"])
+            self.dead_reason = f"the sandbox did not start: {exc}"
+            return self.dead_reason
+        finally:
+            for fd in (request_read, reply_write, info_write, seccomp):
+                os.close(fd)
+        os.set_blocking(self._requests, False)
+        try:
+            self.pid, self._pidfd = self._sandbox_pid(info_read, deadline)
+            ready = self._reply(deadline, self.limits.start_seconds)
+        except _Failure as failure:
+            self.dead_reason = failure.reason
+            return failure.reason
+        finally:
+            os.close(info_read)
+        if "error" in ready or ready.get("ready") is not True:
+            reason = scrub(str(ready.get("error", "did not start")), self.secrets)
+            self.close()
+            return reason
         return None
 
-    def _read(self, timeout: float) -> dict[str, Any] | None:
-        assert self.proc is not None and self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            self.dead_reason = f"no answer within {timeout:g} s"
-            self.close()
-            return None
-        line = self.proc.stdout.readline()
-        if not line:
-            code = self.proc.poll()
-            self.dead_reason = f"the program's process ended (exit status {code})"
-            self.close()
-            return None
+    def _sandbox_pid(self, info: int, deadline: float) -> tuple[int, int]:
+        """The program's host PID from bwrap's ``--info-fd`` record, and a pidfd on it."""
+        data = b""
         try:
-            data: dict[str, Any] = json.loads(line)
-        except json.JSONDecodeError:
-            self.dead_reason = "the program's process sent garbage"
-            self.close()
-            return None
+            while chunk := self._read_some(info, deadline, 4096 - len(data)):
+                data += chunk
+        except TimeoutError:
+            self._fail("crash", f"the sandbox did not start within {self.limits.start_seconds:g} s")
+        try:
+            pid = int(json.loads(data)["child-pid"])
+            return pid, os.pidfd_open(pid)
+        except (ValueError, KeyError, TypeError, OSError):
+            self._fail("crash", f"the sandbox did not start: {self._stderr() or 'no reason'}")
+
+    def _read_some(self, fd: int, deadline: float, limit: int) -> bytes:
+        """Up to ``limit`` bytes from ``fd`` (b"" at its end), or a timeout at ``deadline``."""
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or limit <= 0:
+                raise TimeoutError
+            if poller.poll(left * 1000):
+                return os.read(fd, limit)
+
+    def _reply(self, deadline: float, allowed: float) -> dict[str, Any]:
+        """The next reply line: bounded in bytes (``MAX_REPLY_BYTES``) and in time."""
+        while b"\n" not in self._buffer:
+            if len(self._buffer) > MAX_REPLY_BYTES:
+                self._fail("crash", f"sent a reply longer than {MAX_REPLY_BYTES} bytes")
+            try:
+                chunk = self._read_some(
+                    self._replies, deadline, MAX_REPLY_BYTES + 1 - len(self._buffer)
+                )
+            except TimeoutError:
+                self._fail("timeout", f"no answer within {allowed:g} s")
+            if not chunk:
+                self._fail("crash", f"the program's process ended ({self._exit_status()})")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        if len(line) > MAX_REPLY_BYTES:
+            self._fail("crash", f"sent a reply longer than {MAX_REPLY_BYTES} bytes")
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, nested past the stack
+            data = None
+        if not isinstance(data, dict):
+            self._fail("crash", "the program's process sent garbage")
         return data
+
+    def _send(self, data: bytes, deadline: float, allowed: float) -> None:
+        """Write a request without blocking past ``deadline`` (a program that stops reading
+        its requests times out like one that stops answering)."""
+        view = memoryview(data)
+        poller: select.poll | None = None
+        while view:
+            try:
+                view = view[os.write(self._requests, view) :]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                self._fail("crash", f"the program's process ended ({self._exit_status()})")
+            if poller is None:
+                poller = select.poll()
+                poller.register(self._requests, select.POLLOUT)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._fail("timeout", f"no answer within {allowed:g} s")
+            poller.poll(left * 1000)
+
+    def _fail(self, status: str, reason: str) -> NoReturn:
+        reason = scrub(reason, self.secrets)
+        self.dead_reason = reason
+        self.close()
+        raise _Failure(status, reason)
+
+    def _exit_status(self) -> str:
+        if self.proc is None:
+            return "not running"
+        try:
+            code = self.proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return "exit status unknown"
+        return f"exit status {code}"
+
+    def _stderr(self) -> str:
+        """The first lines bwrap or Python wrote before the program was loaded (bounded)."""
+        if self.proc is None or self.proc.stderr is None:
+            return ""
+        fd = self.proc.stderr.fileno()
+        os.set_blocking(fd, False)
+        try:
+            text = os.read(fd, 4096).decode("utf-8", "replace")
+        except (BlockingIOError, OSError):
+            return ""
+        return " ".join(text.split())
 
     def cpu_seconds(self) -> float | None:
         """CPU time the running process has used (None when unknown or not running)."""
-        if self.proc is None:
+        if self.proc is None or self.pid is None:
             return None
         try:
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             return None
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -182,48 +599,65 @@ class Program:
                 return Outcome("crash", reason=failure)
         if self.proc is None or self.proc.poll() is not None:
             return Outcome("crash", reason=self.dead_reason or "the program is not running")
-        assert self.proc.stdin is not None
+        self._sequence += 1
+        ident = f"{self._sequence}-{os.urandom(8).hex()}"
+        request = {"id": ident, "observation": observation, "legal": legal, "seed": seed}
+        allowed = self.limits.move_seconds
         t0 = time.perf_counter()
-        request = {"observation": observation, "legal": legal, "seed": seed}
+        deadline = time.monotonic() + allowed
         try:
-            self.proc.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self.close()
-            return Outcome("crash", reason="the program's process ended")
-        reply = self._read(self.limits.move_seconds)
+            self._send((json.dumps(request, ensure_ascii=False) + "\n").encode(), deadline, allowed)
+            reply = self._reply(deadline, allowed)
+            if reply.get("id") != ident:
+                self._fail("crash", "sent a reply to another request (an injected or stale line)")
+        except _Failure as failure:
+            return Outcome(failure.status, reason=failure.reason, seconds=time.perf_counter() - t0)
         elapsed = time.perf_counter() - t0
-        if reply is None:
-            status = "timeout" if self.dead_reason.startswith("no answer") else "crash"
-            return Outcome(status, reason=self.dead_reason, seconds=elapsed)
         if "error" in reply:
-            return Outcome("crash", reason=str(reply["error"]), seconds=elapsed)
+            error = reply["error"]
+            text = error if isinstance(error, str) else _shown(error)
+            return Outcome("crash", reason=scrub(text, self.secrets), seconds=elapsed)
         action = reply.get("action")
         if not isinstance(action, str) or action not in legal:
-            return Outcome(
-                "illegal", reason=f"returned {action!r}, not one of {legal}", seconds=elapsed
-            )
+            reason = scrub(f"returned {_shown(action)}, not one of {legal}", self.secrets)
+            return Outcome("illegal", reason=reason, seconds=elapsed)
         return Outcome("ok", action=action, seconds=elapsed)
 
     def close(self) -> None:
+        """Kill the process (everything in its PID namespace dies with it) and wait for it."""
+        if self._pidfd >= 0:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
         if self.proc is not None:
             if self.proc.poll() is None:
-                try:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    self.proc.kill()
+                self.proc.kill()
             self.proc.wait()
-            for stream in (self.proc.stdin, self.proc.stdout):
-                if stream is not None:
-                    stream.close()
+            if self.proc.stderr is not None:
+                self.proc.stderr.close()
             self.proc = None
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        if self._pidfd >= 0:
+            gone = select.poll()
+            gone.register(self._pidfd, select.POLLIN)
+            gone.poll(5000)  # a pidfd is readable once its process has ended
+        for fd in (self._pidfd, self._requests, self._replies):
+            if fd >= 0:
+                os.close(fd)
+        self._pidfd = self._requests = self._replies = -1
+        self._buffer = b""
 
     def __enter__(self) -> Program:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _shown(value: object) -> str:
+    """``repr(value)`` of a value from a reply, which may be nested too deeply to show."""
+    try:
+        return repr(value)
+    except RecursionError:
+        return "a value nested too deeply to show"
 
 
 def program_observation(state: State, seat: int) -> dict[str, Any]:
@@ -248,12 +682,13 @@ def admit(
     seed: int = 0,
     max_median_ms: float = 100.0,
     limits: Limits | None = None,
+    secrets: tuple[str, ...] = (),
 ) -> Admission:
     """The admission test: load, play ``deals`` short deals in both seats against uniform
     random play with every move legal, and a median move of at most ``max_median_ms``."""
     rng = random.Random(seed)
     times: list[float] = []
-    with Program(path, limits) as program:
+    with Program(path, limits, secrets) as program:
         failure = program.start()
         if failure:
             return Admission(False, f"does not load: {failure}", None, 0)

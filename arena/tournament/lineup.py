@@ -3,11 +3,14 @@ shared resources.
 
 A strategy program plays through one sandboxed ``Program`` process per roster entry per lineup
 (so per tournament process), started at its first move and restarted after a crash or a
-timeout; ``Lineup.aclose`` ends them.  LLM players of one provider group share an HTTP client
-(httpx on the lean HTTP/1.1 transport of ``arena.llm.http11``) and a ``ProviderGate``
-(concurrency, request rate, Retry-After pauses); all share the tournament's response cache.
-The API key of a player is read from the environment variable its roster entry names, and
-lives only in the player's memory.
+timeout; ``Lineup.aclose`` ends them.  Program players are given the lineup's API keys as
+secrets, so that nothing a program returns or raises can carry a key into a table, the journal
+or a log (the sandbox already keeps the keys out of its reach).  LLM players of one provider
+group share an HTTP client (httpx on the lean HTTP/1.1 transport of ``arena.llm.http11``) and a
+``ProviderGate`` (concurrency, request rate, Retry-After pauses); all share the tournament's
+response cache.  The API key of a player is read from the environment variable its roster entry
+names, and lives only in the memory of the players (its own, and the program players', which
+redact it).
 """
 
 from __future__ import annotations
@@ -73,6 +76,9 @@ def build_lineup(
     fingerprints = {p.name: roster.fingerprint(p.name) for p in roster.players}
     players: dict[str, Player] = {}
     api_entries = [p for p in roster.players if isinstance(p, ApiEntry)]
+    keys = tuple(
+        env[e.api_key_env] for e in api_entries if e.api_key_env and env.get(e.api_key_env)
+    )
     clients: dict[str, list[Any]] = {}
     if api_entries:
         import httpx
@@ -99,9 +105,10 @@ def build_lineup(
         if isinstance(entry, ProgramEntry):
             players[entry.name] = ProgramPlayer(
                 name=entry.name,
-                program=Program(entry.path, entry.sandbox_limits()),
+                program=Program(entry.path, entry.sandbox_limits(), secrets=keys),
                 model=entry.path.name,
                 settings={"code_sha256": entry.code_sha256, **entry.limits.model_dump()},
+                secrets=keys,
             )
             continue
         limits = roster.limits(entry.provider_group)

@@ -1,0 +1,434 @@
+"""What the sandbox contains, attack by attack (``arena.programs.sandbox``, module docstring).
+
+Each hostile program in ``programs/`` is refused or forfeits with a reason, and the host goes
+on; the OS layer alone (namespaces, mounts, seccomp, limits: no audit hook) is tested with a
+probe script; no process and no scratch folder outlives a host killed with SIGKILL; nothing a
+program returns or raises carries a secret; and a machine without a working bwrap refuses to
+run programs with one line naming the cause and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.programs import sandbox
+from arena.programs.sandbox import Limits, Outcome, Program, SandboxUnavailable, scrub
+from engines.gbg import presets
+
+PROGRAMS = Path(__file__).with_name("programs")
+ROOT = Path(__file__).resolve().parents[3]
+OBS: dict[str, object] = {"hand": ["K♠"], "board": []}
+LEGAL = ["check", "bet 1"]
+CANARY = "genstrat-canary-0c9f1e7d2b5a4c38"
+
+
+def one_move(
+    name: str | Path,
+    limits: Limits | None = None,
+    observation: dict[str, object] = OBS,
+    secrets: tuple[str, ...] = (),
+) -> Outcome:
+    with Program(PROGRAMS / name, limits, secrets) as program:
+        return program.act(observation, LEGAL, seed=1)
+
+
+def _alive(pid: int, marker: str) -> bool:
+    """Whether ``pid`` is a live process (not a zombie) whose command line holds ``marker``."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z" and marker in command
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "reason"),
+    [
+        # the hook's state is out of reach; its refusal stands (and the OS would refuse too)
+        ("clears_globals.py", "crash", "subprocess.Popen is not allowed"),
+        ("moves_files.py", "crash", "escaped: none"),
+        ("kills_parent.py", "crash", "os.killpg is not allowed"),
+        ("threads.py", "crash", "can't start new thread"),  # seccomp: no clone
+        ("huge_reply.py", "crash", "sent a reply longer than 65536 bytes"),
+        ("injects.py", "crash", "sent a reply to another request (an injected or stale line)"),
+        ("nested_line.py", "crash", "sent garbage"),
+        ("partial_line.py", "timeout", "no answer within 1 s"),
+    ],
+)
+def test_hostile_programs_are_refused_or_forfeit_with_a_reason(
+    name: str, status: str, reason: str
+) -> None:
+    outcome = one_move(name, Limits(move_seconds=1.0))
+    assert outcome.status == status, outcome.reason
+    assert reason in outcome.reason
+
+
+def test_a_deeply_nested_reply_is_a_forfeit_not_an_error_of_the_host() -> None:
+    # JSON parsing or repr in the host hits the recursion limit first, depending on the depth of
+    # the host's own stack: either way a forfeit with a reason
+    outcome = one_move("nested_action.py")
+    assert outcome.status in {"illegal", "crash"} and outcome.reason
+    nested: list[object] = []
+    for _ in range(100_000):
+        nested = [nested]
+    assert sandbox._shown(nested) == "a value nested too deeply to show"
+
+
+def test_the_program_sees_no_other_process_and_no_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GENSTRAT_CANARY", CANARY)  # not a secret-looking name: no redaction
+    outcome = one_move("reads_environ.py")
+    assert outcome.status == "crash"
+    assert outcome.reason.startswith("RuntimeError: saw ['1', 'self']")  # itself, PID 1
+    assert "PYTHONHASHSEED=0" in outcome.reason and CANARY not in outcome.reason
+
+
+def test_files_outside_the_scratch_folder_are_untouched() -> None:
+    path = PROGRAMS / "moves_files.py"
+    before = (path.read_bytes(), path.stat().st_mode, sorted(os.listdir(PROGRAMS)))
+    assert one_move("moves_files.py").reason == "RuntimeError: escaped: none"
+    assert (path.read_bytes(), path.stat().st_mode, sorted(os.listdir(PROGRAMS))) == before
+
+
+@pytest.fixture
+def listener() -> Iterator[tuple[int, list[bytes]]]:
+    """A TCP listener on a free loopback port that records every connection it gets."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    got: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.settimeout(1)
+                got.append(conn.recv(100) or b"(connected)")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], got
+    stop.set()
+    thread.join()
+    server.close()
+
+
+def test_no_connection_reaches_the_host_loopback(listener: tuple[int, list[bytes]]) -> None:
+    port, got = listener
+    outcome = one_move("loopback.py", observation={**OBS, "port": port})
+    assert outcome.status == "crash" and "not allowed" in outcome.reason
+    time.sleep(0.3)
+    assert got == []
+
+
+def test_a_600_mib_print_stays_in_the_sandbox(capfd: pytest.CaptureFixture[str]) -> None:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
+    assert one_move("huge_print.py").status == "ok"
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 64 * 1024
+    out, err = capfd.readouterr()
+    assert "xxxx" not in out and "xxxx" not in err
+
+
+def test_after_an_injected_line_the_next_move_is_answered_by_a_fresh_process() -> None:
+    with Program(PROGRAMS / "injects.py") as program:
+        first = program.act(OBS, LEGAL, seed=1)
+        pid = program.pid
+        second = program.act(OBS, LEGAL, seed=2)
+        assert program.pid != pid
+    assert first.status == second.status == "crash"
+
+
+def test_the_host_survives_signals_and_a_sandbox_closes_without_trace() -> None:
+    with Program(PROGRAMS / "kills_parent.py") as program:
+        assert program.start() is None
+        scratch, pid = program.scratch, program.pid
+        assert scratch is not None and os.path.isdir(scratch)  # the tmpfs, seen from the host
+        outcome = program.act(OBS, LEGAL, seed=1)
+    assert outcome.status == "crash" and pid is not None
+    assert not _alive(pid, "/sandbox/child.py") and not os.path.exists(scratch)
+
+
+def test_a_sandbox_started_by_a_thread_that_has_ended_goes_on() -> None:
+    """``--die-with-parent`` follows the thread that started bwrap: the sandbox is started from
+    a long-lived launcher thread, so a worker thread's end does not kill it."""
+    with Program(PROGRAMS / "good.py") as program:
+        worker = threading.Thread(target=program.start)
+        worker.start()
+        worker.join()
+        time.sleep(0.2)
+        outcome = program.act(OBS, LEGAL, seed=1)
+    assert (outcome.status, outcome.action) == ("ok", "check")
+
+
+def test_the_smallest_limits_still_run_a_program() -> None:
+    smallest = Limits(cpu_seconds=1, memory_mb=64, file_mb=1, scratch_mb=1, open_files=16)
+    assert one_move("scratch_writer.py", smallest).status == "ok"
+    with pytest.raises(ValueError, match=r"Limits\.open_files must be at least 16, not 3"):
+        Limits(open_files=3)
+    with pytest.raises(ValueError, match=r"Limits\.move_seconds must be positive"):
+        Limits(move_seconds=0)
+
+
+# --- secrets ---------------------------------------------------------------------------------
+
+
+def test_scrub_redacts_known_secrets_and_credential_shapes() -> None:
+    text = (
+        f"RuntimeError: {CANARY} sk-proj-abcdefghijklmnop1234 OPENAI_API_KEY=hunter2hunter2 "
+        "\nnext line " + "y" * 1000
+    )
+    clean = scrub(text, (CANARY,))
+    assert CANARY not in clean and "abcdefghijklmnop1234" not in clean and "hunter2" not in clean
+    assert clean.startswith("RuntimeError: [redacted] [redacted] OPENAI_API_KEY=[redacted] next")
+    assert len(clean) <= sandbox.MAX_REASON_CHARS and "\n" not in clean
+
+
+def test_what_a_program_raises_or_returns_is_redacted(tmp_path: Path) -> None:
+    raises = tmp_path / "raises_key.py"
+    raises.write_text(
+        f"def act(observation, legal_actions, rng):\n    raise RuntimeError('{CANARY}' * 400)\n"
+    )
+    returns = tmp_path / "returns_key.py"
+    returns.write_text(f"def act(observation, legal_actions, rng):\n    return '{CANARY}'\n")
+    for path, status in ((raises, "crash"), (returns, "illegal")):
+        outcome = one_move(path, secrets=(CANARY,))
+        assert outcome.status == status and CANARY not in outcome.reason
+        assert "[redacted]" in outcome.reason and len(outcome.reason) <= sandbox.MAX_REASON_CHARS
+
+
+def test_secret_looking_environment_variables_are_redacted_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOME_PROVIDER_API_KEY", CANARY)
+    path = tmp_path / "raises_key.py"
+    path.write_text(
+        f"def act(observation, legal_actions, rng):\n    raise ValueError('{CANARY}')\n"
+    )
+    assert one_move(path).reason == "ValueError: [redacted]"
+
+
+# --- the OS layer alone ----------------------------------------------------------------------
+
+PROBE = r"""
+import json, os, socket, sys, threading
+sys.path.insert(0, "/sandbox")
+from child import apply_limits
+
+apply_limits(json.loads(sys.argv[1]))
+port, host_paths = int(sys.argv[2]), json.loads(sys.argv[3])
+results = {}
+
+
+def attempt(name, action):
+    try:
+        results[name] = f"done: {action()!r}"[:300]
+    except BaseException as exc:
+        results[name] = f"refused: {type(exc).__name__}: {exc}"[:300]
+
+
+def fork():
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    return pid
+
+
+def fill_scratch():
+    written = 0
+    for n in range(64):
+        with open(f"/scratch/fill{n}", "wb") as handle:
+            for _ in range(8):
+                handle.write(b"x" * (1 << 20))
+                handle.flush()
+                written += 1
+    return written
+
+
+def written_mib():
+    return sum(os.path.getsize(f"/scratch/{f}") for f in os.listdir("/scratch")) >> 20
+
+
+attempt("fork", fork)
+attempt("thread", lambda: threading.Thread(target=print).start())
+attempt("exec", lambda: os.posix_spawn(sys.executable, [sys.executable, "-c", ""], {}))
+attempt("socket", lambda: socket.create_connection(("127.0.0.1", port), timeout=1))
+attempt("unix socket", lambda: socket.socket(socket.AF_UNIX))
+attempt("write program", lambda: open("/sandbox/probe.py", "a").write("x"))
+attempt("write interpreter", lambda: open(sys.executable, "ab"))
+attempt("write root", lambda: open("/escape", "w"))
+attempt("write dev", lambda: open("/dev/shm/escape", "w"))
+attempt("rename", lambda: os.rename("/sandbox/probe.py", "/sandbox/moved.py"))
+attempt("link", lambda: os.link("/sandbox/probe.py", "/sandbox/linked.py"))
+attempt("symlink", lambda: os.symlink("/scratch", "/sandbox/link"))
+attempt("truncate", lambda: os.truncate("/sandbox/probe.py", 0))
+attempt("remove", lambda: os.remove("/sandbox/probe.py"))
+attempt("chmod", lambda: os.chmod("/sandbox/probe.py", 0o777))
+attempt("mkdir", lambda: os.mkdir("/sandbox/made"))
+attempt("fill scratch", fill_scratch)
+attempt("kill everyone", lambda: os.kill(-1, 9))
+processes = sorted(p for p in os.listdir("/proc") if p.isdigit())
+environ = {p: open(f"/proc/{p}/environ", "rb").read().decode() for p in processes}
+visible = [p for p in host_paths if os.path.exists(p)]
+print(json.dumps({"results": results, "processes": processes, "environ": environ,
+                  "visible": visible, "root": sorted(os.listdir("/")),
+                  "scratch_mib": written_mib(), "uid": [os.getuid(), os.getgid()]}))
+"""
+
+
+def test_the_os_layer_alone_contains_a_program_without_the_audit_hook(
+    tmp_path: Path, listener: tuple[int, list[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The probe runs in the same sandbox as a program (namespaces, mounts, seccomp, the
+    child's resource limits) but without the audit hook: every attack still fails."""
+    monkeypatch.setenv("GENSTRAT_CANARY", CANARY)
+    port, got = listener
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE)
+    limits = Limits()
+    child_limits = {k: getattr(limits, k) for k in sandbox.CHILD_LIMITS}
+    interpreter = Path(sys.executable).resolve()
+    home = Path.home()
+    host_paths = [str(ROOT), str(tmp_path), "/work", "/home", "/etc", "/tmp", "/var", "/run"]
+    host_paths += [os.environ.get("DAGSTER_HOME", "/dagster")]
+    host_paths += [str(p) for p in home.iterdir() if p not in interpreter.parents]
+    seccomp = sandbox._pipe_with(sandbox.seccomp_filter())
+    info_read, info_write = os.pipe()
+    argv = sandbox._sandbox_argv(
+        sandbox.bubblewrap(),
+        limits,
+        {"/sandbox/child.py": sandbox.CHILD, "/sandbox/probe.py": probe},
+        sandbox._python(
+            "/sandbox/probe.py", json.dumps(child_limits), str(port), json.dumps(host_paths)
+        ),
+        seccomp,
+        info_write,
+    )
+    try:
+        done = subprocess.run(
+            argv, env={}, capture_output=True, pass_fds=(seccomp, info_write), timeout=60
+        )
+    finally:
+        for fd in (seccomp, info_read, info_write):
+            os.close(fd)
+    assert done.returncode == 0, done.stderr.decode()
+    report = json.loads(done.stdout)
+    results = report.pop("results")
+    escaped = {k: v for k, v in results.items() if not v.startswith("refused")}
+    assert escaped == {}  # kill(-1) too: there is no other process to signal
+    assert "fork" in results and "PermissionError" in results["fork"]  # seccomp
+    shown = {"dev", "lib", "lib32", "lib64", "proc", "sandbox", "scratch", "usr"}
+    assert set(report.pop("root")) <= shown | {interpreter.parts[1]}
+    assert limits.scratch_mb - 1 <= report.pop("scratch_mib") <= limits.scratch_mb
+    assert report == {
+        "processes": ["1"],
+        "environ": {"1": "PYTHONHASHSEED=0\x00PWD=/scratch\x00"},
+        "visible": [],
+        "uid": [65534, 65534],
+    }
+    assert got == [] and CANARY.encode() not in done.stdout + done.stderr
+
+
+def test_the_seccomp_filter_has_a_table_per_architecture() -> None:
+    for machine in ("x86_64", "aarch64"):
+        program = sandbox.seccomp_filter(machine)
+        assert len(program) % 8 == 0 and len(program) // 8 < 64
+    with pytest.raises(SandboxUnavailable, match="no system-call table for this machine"):
+        sandbox.seccomp_filter("riscv64")
+
+
+# --- a killed host ---------------------------------------------------------------------------
+
+HOST = """
+import json, sys
+from arena.programs.sandbox import Limits, Program
+
+program = Program(sys.argv[1], Limits(move_seconds=600, cpu_seconds=600))
+assert program.start() is None
+print(json.dumps({"bwrap": program.proc.pid, "program": program.pid,
+                  "scratch": program.scratch}), flush=True)
+program.act({"hand": [], "board": []}, ["check"], 1)  # the program loops: never returns
+"""
+
+
+def test_a_host_killed_with_sigkill_leaves_no_process_and_no_folder(tmp_path: Path) -> None:
+    program = tmp_path / "loops-forever.py"
+    program.write_text((PROGRAMS / "loops.py").read_text())
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(temp)}
+    host = subprocess.Popen(
+        [sys.executable, "-c", HOST, str(program)], env=env, stdout=subprocess.PIPE, cwd=ROOT
+    )
+    assert host.stdout is not None
+    started = json.loads(host.stdout.readline())
+    assert _alive(started["bwrap"], str(program))
+    assert _alive(started["program"], "/sandbox/child.py")
+    assert os.path.isdir(started["scratch"])
+    time.sleep(0.5)  # the move is in flight
+    host.send_signal(signal.SIGKILL)
+    host.wait()
+    host.stdout.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and (
+        _alive(started["bwrap"], str(program)) or _alive(started["program"], "/sandbox/child.py")
+    ):
+        time.sleep(0.05)
+    assert not _alive(started["bwrap"], str(program))
+    assert not _alive(started["program"], "/sandbox/child.py")
+    assert not os.path.exists(started["scratch"])
+    assert list(temp.iterdir()) == []  # nothing on the host's disk
+    leftovers = [
+        p
+        for p in os.listdir("/proc")
+        if p.isdigit() and _alive(int(p), str(program))  # any bwrap of this program
+    ]
+    assert leftovers == []
+
+
+# --- no sandbox, no programs -----------------------------------------------------------------
+
+
+def test_without_bwrap_a_program_is_refused_with_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(SandboxUnavailable) as info:
+        Program(PROGRAMS / "good.py")
+    message = str(info.value)
+    assert "bwrap is not installed" in message and "apt-get install bubblewrap" in message
+    assert "\n" not in message
+
+
+def test_a_bwrap_that_cannot_create_namespaces_is_refused_with_its_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "bwrap"
+    fake.write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace, likely because the "
+        "kernel does not allow non-privileged user namespaces.' >&2\nexit 1\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(SandboxUnavailable) as info:
+        sandbox.admit(PROGRAMS / "good.py", presets.kuhn())
+    message = str(info.value)
+    assert "cannot create the program sandbox (bwrap: No permissions to creating new" in message
+    assert "allow user namespaces" in message and "apt-get install bubblewrap" in message
+    assert "\n" not in message
