@@ -12,7 +12,7 @@ export DAGSTER_HOME := $(CURDIR)/.dagster_home
 export GENSTRAT_DATA := $(CURDIR)/data
 export PYTHONHASHSEED := 0
 
-.PHONY: install run test check ui lint typecheck contracts pytest pytest-fast bench clean browser local-llm
+.PHONY: install run test check ui lint typecheck contracts pytest pytest-fast bench clean browser sandbox local-llm
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=/path/to/python3.11'" >&2; exit 1; }
@@ -27,7 +27,7 @@ $(DAGSTER_HOME)/dagster.yaml: dagster.yaml
 	mkdir -p $(DAGSTER_HOME)
 	cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 
-install: $(STAMP) $(DAGSTER_HOME)/dagster.yaml
+install: $(STAMP) $(DAGSTER_HOME)/dagster.yaml sandbox
 
 run: install
 	$(BIN)/python -m pipelines.run_main
@@ -48,6 +48,12 @@ typecheck: install
 # Imports point one way and engines/ stays pure (pyproject.toml, [tool.importlinter]).
 contracts: install
 	$(BIN)/lint-imports --no-cache
+
+# bubblewrap (Debian's package) for the strategy-program sandbox; installed once if missing.
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  echo "installing bubblewrap (Debian package) for the program sandbox"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }
 
 # Headless Chromium (Debian's package) for the end-to-end UI test; installed once if missing.
 browser:

@@ -83,6 +83,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecursionError:  # an input nested past what any reader here accepts
         print("genstrat: error: the input is nested too deeply to read", file=sys.stderr)
         return 2
+    except RuntimeError as exc:
+        from arena.programs.sandbox import SandboxUnavailable  # only when something failed
+
+        if not isinstance(exc, SandboxUnavailable):
+            raise
+        print(f"genstrat: error: {one_line(str(exc))}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("genstrat: interrupted", file=sys.stderr)
         return 130

@@ -26,22 +26,15 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from arena.secrets import CREDENTIAL_SHAPES, MIN_SECRET_CHARS, SECRET_NAME, WORD_START
 from quality.gates import GateResult
 
-# A token must start at a word boundary, so that ordinary words ("risk-free-...") do not match.
-_START = rb"(?<![A-Za-z0-9_])"
+# The credential shapes and secret-looking variable names are the harness's (arena.secrets), so
+# that what the tournament redacts and what the release scan searches for are one list.
 PATTERNS: dict[str, re.Pattern[bytes]] = {
-    "openai/anthropic key (sk-…)": re.compile(_START + rb"sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"),
-    "google api key (AIza…)": re.compile(_START + rb"AIza[0-9A-Za-z_\-]{35}"),
-    "bearer token": re.compile(_START + rb"(?i:bearer)\s+[A-Za-z0-9\-._~+/]{16,}=*"),
-    "github token": re.compile(_START + rb"gh[pousr]_[A-Za-z0-9]{36,}"),
-    "aws access key": re.compile(_START + rb"(?:AKIA|ASIA)[0-9A-Z]{16}"),
-    "slack token": re.compile(_START + rb"xox[abposr]-[A-Za-z0-9-]{10,}"),
-    "hugging face token": re.compile(_START + rb"hf_[A-Za-z0-9]{30,}"),
-    "private key": re.compile(rb"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
+    name: re.compile((WORD_START + shape).encode("utf-8"))
+    for name, shape in CREDENTIAL_SHAPES.items()
 }
-SECRET_NAME = re.compile(r"(?i)(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)$")
-MIN_SECRET_CHARS = 8
 
 
 def secret_values(environ: Mapping[str, str]) -> dict[str, bytes]:

@@ -241,11 +241,12 @@ async def _run(
         def add_program(path: Path, author: str, name: str, on: list[Game]) -> None:
             code = path.read_text(encoding="utf-8")
             spec = ProgramSpec(name, author, str(path), sha256_text(code))
-            program = Program(path)
-            opponent = _Opponent(spec, program, ProgramPlayer(PROGRAM_PREFIX + name, program))
+            program = Program(path, secrets=lineup.secrets)
+            player = ProgramPlayer(PROGRAM_PREFIX + name, program, secrets=lineup.secrets)
+            opponent = _Opponent(spec, program, player)
             opponents.append(opponent)
             for game in on:
-                verdict = admit(path, game.spec, seed=settings.seed)
+                verdict = admit(path, game.spec, seed=settings.seed, secrets=lineup.secrets)
                 program_rows.append({"program": name, "author": author, "game": game.token,
                                      "admitted": verdict.admitted, "reason": verdict.reason,
                                      "median_move_ms": verdict.median_move_ms})  # fmt: skip

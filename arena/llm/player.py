@@ -34,12 +34,8 @@ from arena.llm.providers import (
     Provider,
     ResponseFormat,
 )
-from arena.llm.transport import (
-    NonRetryableError,
-    RetriesExhausted,
-    Transport,
-    redact,
-)
+from arena.llm.transport import NonRetryableError, RetriesExhausted, Transport
+from arena.secrets import redact
 from engines.agents.base import Decision, MoveFailed, PlayerStopped
 from engines.agents.parser import FEEDBACK, Parsed, action_schema, fallback_action, parse_reply
 from engines.gbg import rulebook

@@ -34,16 +34,7 @@ from typing import Any, Literal
 import httpx
 
 from arena.retry import Failed, RetryPolicy, retry_async, retryable_status
-
-REDACTED = "[redacted]"
-
-
-def redact(text: str, secrets: tuple[str, ...]) -> str:
-    """``text`` with every secret replaced (secrets shorter than 4 characters are ignored)."""
-    for secret in secrets:
-        if secret and len(secret) >= 4 and secret in text:
-            text = text.replace(secret, REDACTED)
-    return text
+from arena.secrets import redact
 
 
 class TransportError(Exception):

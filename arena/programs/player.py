@@ -3,7 +3,7 @@
 A crash or an illegal action forfeits the match (``Forfeit``: status ``forfeit``, a loss for the
 program); a timeout fails the move (``MoveFailed("timeout")``) and the match is left out of the
 evidence, because a timeout depends on the machine's load as well as on the program.  The
-messages carry the program's reason scrubbed of secrets (``arena.programs.sandbox.scrub``: the
+messages carry the program's reason scrubbed of secrets (``arena.secrets.scrub``: the
 player's ``secrets`` and its program's), since they end up in the matches table and the journal.
 """
 
@@ -15,7 +15,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.programs.sandbox import Outcome, Program, program_observation, scrub
+from arena.programs.sandbox import Outcome, Program, program_observation
+from arena.secrets import scrub
 from engines.agents.base import Decision, Forfeit, MoveFailed
 from engines.gbg.engine import State
 

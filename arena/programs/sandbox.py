@@ -34,7 +34,7 @@ What the sandbox guarantees, and how:
    unpredictable id, and a reply is accepted only with that id, so an injected or stale line
    is a ``crash``, never the answer to a later move.
 3. **Secrets never leave.**  Whatever a program returns or raises passes through ``scrub``
-   (``arena.llm.transport.redact`` with the secrets the host knows: those given to
+   (``arena.secrets.scrub`` with the secrets the host knows: those given to
    ``Program``, and the values of the host's secret-looking environment variables; then
    anything shaped like a credential; then a bound of ``MAX_REASON_CHARS`` on one line)
    before it becomes an ``Outcome`` reason, and so before it reaches a message, a table, a
@@ -60,7 +60,6 @@ import json
 import os
 import platform
 import random
-import re
 import select
 import shutil
 import signal
@@ -76,7 +75,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from arena.llm.transport import REDACTED, redact
+from arena.secrets import MAX_SCRUBBED_CHARS, environment_secrets, scrub
 from engines.gbg.engine import State, new_deal
 from engines.gbg.spec import GameSpec
 
@@ -84,7 +83,7 @@ CHILD = Path(__file__).with_name("child.py")
 SANDBOX_ID = 65534  # uid and gid inside the sandbox ("nobody")
 SCRATCH = "/scratch"
 MAX_REPLY_BYTES = 64 * 1024
-MAX_REASON_CHARS = 300
+MAX_REASON_CHARS = MAX_SCRUBBED_CHARS
 INSTALL = "install it with `apt-get install bubblewrap`"
 CHILD_LIMITS = ("cpu_seconds", "memory_mb", "file_mb", "open_files")  # applied by the child
 
@@ -125,46 +124,6 @@ class Outcome:
     action: str | None = None
     reason: str = ""
     seconds: float = 0.0
-
-
-# ---------------------------------------------------------------------------------------------
-# Secrets
-
-
-_CREDENTIAL = re.compile(
-    r"(?<![A-Za-z0-9_])(?:"
-    r"sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"
-    r"|AIza[0-9A-Za-z_\-]{35}"
-    r"|(?i:bearer)\s+[A-Za-z0-9\-._~+/]{16,}=*"
-    r"|gh[pousr]_[A-Za-z0-9]{36,}"
-    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
-    r"|xox[abposr]-[A-Za-z0-9-]{10,}"
-    r"|hf_[A-Za-z0-9]{30,}"
-    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----"
-    r")"
-)
-# ``NAME_KEY=value`` (an environment dump, a config line): the value goes.
-_ASSIGNED = re.compile(
-    r"(?i)(\b[A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)\b['\"]?\s*[=:]\s*['\"]?)[^\s'\",;]+"
-)
-_SECRET_NAME = re.compile(r"(?i)(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)$")
-
-
-def environment_secrets(environ: dict[str, str] | None = None) -> tuple[str, ...]:
-    """Values of the environment variables whose names look secret (``*_KEY``, ``*_TOKEN``,
-    ``*_SECRET``, ``*_PASSWORD``), at least 8 characters long."""
-    env = os.environ if environ is None else environ
-    return tuple(v for k, v in sorted(env.items()) if _SECRET_NAME.search(k) and len(v) >= 8)
-
-
-def scrub(text: str, secrets: tuple[str, ...]) -> str:
-    """``text`` from a program, safe to record: every known secret redacted, anything shaped like
-    a credential redacted, on one line of at most ``MAX_REASON_CHARS`` characters."""
-    text = redact(text, tuple(sorted(secrets, key=len, reverse=True)))
-    text = _CREDENTIAL.sub(REDACTED, text)
-    text = _ASSIGNED.sub(lambda m: m.group(1) + REDACTED, text)
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_REASON_CHARS else text[: MAX_REASON_CHARS - 1] + "…"
 
 
 # ---------------------------------------------------------------------------------------------

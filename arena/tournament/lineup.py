@@ -39,6 +39,7 @@ class Lineup:
     clients: list[Any] = field(default_factory=list)
     all_builtin: bool = True
     stopped: dict[str, str] = field(default_factory=dict)
+    secrets: tuple[str, ...] = field(default=(), repr=False)  # the players' API keys
 
     async def aclose(self) -> None:
         for client in self.clients:
@@ -146,4 +147,4 @@ def build_lineup(
         players[entry.name] = player
     every_client = [c for group in clients.values() for c in group]
     all_builtin = all(isinstance(p, BuiltinEntry) for p in roster.players)
-    return Lineup(players, fingerprints, cache, every_client, all_builtin=all_builtin)
+    return Lineup(players, fingerprints, cache, every_client, all_builtin=all_builtin, secrets=keys)

@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from arena.programs import sandbox
-from arena.programs.sandbox import Limits, Outcome, Program, SandboxUnavailable, scrub
+from arena.programs.sandbox import Limits, Outcome, Program, SandboxUnavailable
+from arena.secrets import scrub
 from engines.gbg import presets
 
 PROGRAMS = Path(__file__).with_name("programs")
@@ -387,7 +388,9 @@ def test_a_host_killed_with_sigkill_leaves_no_process_and_no_folder(tmp_path: Pa
     host.stdout.close()
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and (
-        _alive(started["bwrap"], str(program)) or _alive(started["program"], "/sandbox/child.py")
+        _alive(started["bwrap"], str(program))
+        or _alive(started["program"], "/sandbox/child.py")
+        or os.path.exists(started["scratch"])  # gone with the mount namespace, once torn down
     ):
         time.sleep(0.05)
     assert not _alive(started["bwrap"], str(program))
