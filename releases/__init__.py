@@ -13,6 +13,7 @@ This package imports ``engines`` and ``quality``, never ``dagster``.
 
 from releases.bundle import ReleaseContext, build_bundle, code_version, derive_release_id
 from releases.download import pull
+from releases.opened import OpenedRelease, compare_releases, open_release
 from releases.store import (
     GateFailed,
     Published,
@@ -27,16 +28,19 @@ from releases.versioned import VersionedResults, newest_results
 
 __all__ = [
     "GateFailed",
+    "OpenedRelease",
     "Published",
     "ReleaseContext",
     "Verified",
     "VersionedResults",
     "build_bundle",
     "code_version",
+    "compare_releases",
     "default_store",
     "derive_release_id",
     "list_releases",
     "newest_results",
+    "open_release",
     "publish",
     "pull",
     "read_index",

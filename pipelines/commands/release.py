@@ -1,6 +1,9 @@
 """``genstrat release``: list, verify and pull release bundles.
 
 ``genstrat release list [--store DIR] [--json]`` shows the releases of a store, oldest first;
+``genstrat release show ID`` verifies a release and shows its leaderboard, gates and sizes;
+``genstrat release diff A B`` says what changed between two releases (models, ranks, strengths
+with intervals, games, versions);
 ``genstrat release verify ID|PATH [--store DIR]`` recomputes every hash of a release (by id in
 the store, or a release folder, or its ``.tar.gz``); ``genstrat release pull ID --from STORE
 --to DIR`` downloads a release from a store folder or an http(s) URL, verifying every SHA-256.
@@ -35,6 +38,28 @@ def register(subparsers: Any) -> None:
     check.add_argument("target", metavar="ID|PATH", help="release id, release folder or .tar.gz")
     check.add_argument("--store", type=Path, default=None, metavar="DIR", help=store_help)
     check.set_defaults(handler=verify_command)
+
+    show = sub.add_parser(
+        "show",
+        help="a release's leaderboard, gates and sizes",
+        description="Verify a release, then show its leaderboard, gates, versions and sizes.",
+    )
+    show.add_argument("target", metavar="ID|PATH", help="release id, release folder or .tar.gz")
+    show.add_argument("--store", type=Path, default=None, metavar="DIR", help=store_help)
+    show.add_argument("--json", action="store_true", help="print JSON instead of text")
+    show.set_defaults(handler=show_command)
+
+    diff = sub.add_parser(
+        "diff",
+        help="what changed between two releases",
+        description="Models added or removed, rank and strength changes with intervals, games "
+        "added or removed, engine and code versions: what to check after a refresh.",
+    )
+    diff.add_argument("old", metavar="A", help="the earlier release (id, folder or .tar.gz)")
+    diff.add_argument("new", metavar="B", help="the later release")
+    diff.add_argument("--store", type=Path, default=None, metavar="DIR", help=store_help)
+    diff.add_argument("--json", action="store_true", help="print JSON instead of text")
+    diff.set_defaults(handler=diff_command)
 
     fetch = sub.add_parser(
         "pull",
@@ -88,6 +113,95 @@ def verify_command(args: argparse.Namespace) -> int:
     from releases.store import verify
 
     print(verify(args.target, _store(args)).line())
+    return 0
+
+
+def _interval(low: float, high: float) -> str:
+    return f"[{low:+.3f}, {high:+.3f}]"
+
+
+def show_command(args: argparse.Namespace) -> int:
+    from releases.opened import open_release
+
+    release = open_release(args.target, _store(args) if args.store else None)
+    manifest, card = release.manifest, release.integrity
+    board = release.table("leaderboards") if "leaderboards" in release.table_names else None
+    gates = card.get("gates", {})
+    sizes = {
+        "files": len(manifest["files"]),
+        "bytes": sum(int(e["bytes"]) for e in manifest["files"]),
+        "tables": {
+            name: int(e.get("rows") or 0)
+            for e in manifest["files"]
+            if (name := Path(e["path"]).stem) and e["path"].startswith("tables/")
+        },
+    }
+    if args.json:
+        payload = {
+            "release_id": release.release_id,
+            "path": str(release.path),
+            "profile": (manifest.get("profile") or {}).get("name"),
+            "engine_version": manifest.get("engine_version"),
+            "code_version": manifest.get("code_version"),
+            "analysis": release.analysis_settings(),
+            "leaderboard": [] if board is None else board.to_dict("records"),
+            "gates": {
+                n: {"passed": g["passed"], "message": g["message"]} for n, g in gates.items()
+            },
+            "sizes": sizes,
+        }
+        print(json.dumps(payload, indent=2, default=str))
+        return 0
+    profile = (manifest.get("profile") or {}).get("name", "?")
+    print(f"release {release.release_id} ({profile} profile) at {release.path}")
+    print(f"  engine {manifest.get('engine_version')}, code {manifest.get('code_version')}")
+    print(f"  {sizes['files']} files, {sizes['bytes']:,} bytes; every SHA-256 verified")
+    if board is not None:
+        settings = release.analysis_settings()
+        print(f"leaderboard (chips/game, 95% interval, B = {settings['bootstrap']}):")
+        for row in board.sort_values("rank").to_dict("records"):
+            print(
+                f"  {int(row['rank']):>3}. {row['model']:<24} {row['alpha']:+.3f} "
+                f"{_interval(row['ci_low'], row['ci_high'])}"
+            )
+    passed = sum(bool(g["passed"]) for g in gates.values())
+    print(f"gates: {passed}/{len(gates)} passed")
+    for name, gate in gates.items():
+        print(f"  {'ok ' if gate['passed'] else 'FAILED'} {name}: {gate['message']}")
+    print("tables: " + ", ".join(f"{n} ({r:,} rows)" for n, r in sizes["tables"].items()))
+    return 0
+
+
+def diff_command(args: argparse.Namespace) -> int:
+    from releases.opened import compare_releases, open_release
+
+    store = _store(args) if args.store else None
+    change = compare_releases(open_release(args.old, store), open_release(args.new, store))
+    if args.json:
+        print(json.dumps(change, indent=2))
+        return 0
+    print(f"{change['old']} -> {change['new']}")
+    for label, key in (("engine", "engine_version"), ("code", "code_version")):
+        before, after = change[key]
+        print(f"  {label}: {before}" + ("" if before == after else f" -> {after}"))
+    lists = {
+        "models added": "models_added",
+        "models removed": "models_removed",
+        "games added": "games_added",
+        "games removed": "games_removed",
+    }
+    for label, key in lists.items():
+        if change[key]:
+            print(f"  {label}: {', '.join(change[key])}")
+    print("  model                     rank      strength (chips/game, 95% interval)")
+    for row in change["models"]:
+        (r0, r1), (a0, a1) = row["rank"], row["alpha"]
+        (l0, h0), (l1, h1) = row["interval"]
+        rank = f"{r0}" if r0 == r1 else f"{r0} -> {r1}"
+        print(
+            f"  {row['model']:<24}  {rank:<8}  {a0:+.3f} {_interval(l0, h0)} -> "
+            f"{a1:+.3f} {_interval(l1, h1)} ({row['alpha_change']:+.3f})"
+        )
     return 0
 
 

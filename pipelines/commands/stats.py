@@ -1,7 +1,11 @@
 """``genstrat stats``: statistics of a match corpus (Section 6).
 
-``genstrat stats leaderboard --matches FILE [--bootstrap B] [--seed S] [--json]`` fits the overall
-leaderboard of a ``matches.parquet`` (the DESIGN match schema) with clustered bootstrap intervals.
+``genstrat stats leaderboard (--matches FILE | --release ID) [--bootstrap B] [--seed S] [--json]``
+fits the overall leaderboard of a ``matches.parquet`` (the match table of a tournament folder or a
+release's ``tables/complete_pairs.parquet``) with clustered bootstrap intervals.  With
+``--release`` the release is verified first, its complete pairs are refitted with the bootstrap B
+and seed its manifest records, and the command says whether the published leaderboard was
+reproduced exactly.
 """
 
 from __future__ import annotations
@@ -28,22 +32,35 @@ def register(subparsers: Any) -> None:
             "bootstrap over runs (Section 6)."
         ),
     )
+    source = board.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--matches", type=Path, metavar="FILE", help="a match table (matches.parquet)"
+    )
+    source.add_argument(
+        "--release",
+        metavar="ID",
+        help="a release id (in --store), folder or .tar.gz: refit its complete pairs",
+    )
     board.add_argument(
-        "--matches",
-        required=True,
+        "--store",
         type=Path,
-        metavar="FILE",
-        help="matches.parquet (DESIGN schema)",
+        default=None,
+        metavar="DIR",
+        help="release store (default: $GENSTRAT_RELEASES, else <project>/releases_store)",
     )
     board.add_argument(
         "--bootstrap",
         type=count(1, 1_000_000),
-        default=DEFAULT_BOOTSTRAP,
+        default=None,
         metavar="B",
-        help=f"bootstrap replicates (default {DEFAULT_BOOTSTRAP})",
+        help=f"bootstrap replicates (default {DEFAULT_BOOTSTRAP}; with --release, its own B)",
     )
     board.add_argument(
-        "--seed", type=count(0), default=0, metavar="S", help="bootstrap seed (default 0)"
+        "--seed",
+        type=count(0),
+        default=None,
+        metavar="S",
+        help="bootstrap seed (default 0; with --release, its own seed)",
     )
     board.add_argument("--json", action="store_true", help="print JSON instead of a table")
     board.set_defaults(handler=leaderboard_command)
@@ -56,14 +73,33 @@ def leaderboard_command(args: argparse.Namespace) -> int:
 
     from engines.stats.leaderboard import overall_leaderboard
 
-    path: Path = args.matches
-    if not path.is_file():
-        raise ValueError(f"no match file at {path}; pass a matches.parquet with --matches")
-    try:
-        matches = pd.read_parquet(path)
-    except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
-        raise ValueError(f"cannot read {path} as Parquet: {exc}") from exc
-    table = overall_leaderboard(matches, np.random.default_rng(args.seed), n_boot=args.bootstrap)
+    published = None
+    bootstrap, seed = args.bootstrap, args.seed
+    if args.release is not None:
+        from releases.opened import open_release
+
+        release = open_release(args.release, args.store)
+        matches = release.table("complete_pairs")
+        published = release.table("leaderboards")
+        recorded = release.analysis_settings()
+        bootstrap = recorded["bootstrap"] if bootstrap is None else bootstrap
+        seed = recorded["seed"] if seed is None else seed
+        source = f"release {release.release_id}"
+    else:
+        path: Path = args.matches
+        if not path.is_file():
+            raise ValueError(f"no match file at {path}; pass a matches.parquet with --matches")
+        try:
+            matches = pd.read_parquet(path)
+        except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
+            raise ValueError(f"cannot read {path} as Parquet: {exc}") from exc
+        source = str(path)
+    bootstrap = DEFAULT_BOOTSTRAP if bootstrap is None else bootstrap
+    seed = 0 if seed is None else seed
+    table = overall_leaderboard(matches, np.random.default_rng(seed), n_boot=bootstrap)
+    reproduced = None
+    if published is not None:
+        reproduced = _same_board(table, published)
     if args.json:
         rows = [
             {
@@ -76,8 +112,11 @@ def leaderboard_command(args: argparse.Namespace) -> int:
             }
             for row in table.itertuples(index=False)
         ]
-        print(json.dumps({"leaderboard": rows}, indent=2))
-        return 0
+        payload: dict[str, Any] = {"leaderboard": rows, "bootstrap": bootstrap, "seed": seed}
+        if reproduced is not None:
+            payload["reproduces_published"] = reproduced
+        print(json.dumps(payload, indent=2))
+        return 0 if reproduced is not False else 1
     print(f"{'rank':>4}  {'model':<32} {'alpha':>7}  {'95% interval':<17} {'matches':>7}  tier")
     for row in table.itertuples(index=False):
         interval = f"[{row.ci_low:+.2f}, {row.ci_high:+.2f}]"
@@ -85,5 +124,17 @@ def leaderboard_command(args: argparse.Namespace) -> int:
             f"{row.rank:>4}  {row.model:<32} {row.alpha:+7.2f}  {interval:<17} "
             f"{row.matches:>7}  {row.tier}"
         )
-    print(f"chips/game; clustered bootstrap over runs, B = {args.bootstrap}, seed {args.seed}")
+    print(f"chips/game; clustered bootstrap over runs, B = {bootstrap}, seed {seed}; {source}")
+    if reproduced is not None:
+        verdict = "reproduced exactly" if reproduced else "NOT reproduced (differs)"
+        print(f"the published leaderboard: {verdict}")
+        return 0 if reproduced else 1
     return 0
+
+
+def _same_board(fitted: Any, published: Any) -> bool:
+    """Whether a refit equals the published leaderboard, value for value."""
+    columns = [c for c in fitted.columns if c in published.columns]
+    left = fitted[columns].reset_index(drop=True)
+    right = published[columns].reset_index(drop=True)
+    return bool(left.shape == right.shape and left.astype(object).equals(right.astype(object)))

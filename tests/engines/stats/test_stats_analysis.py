@@ -105,7 +105,8 @@ def test_cli_leaderboard_json(matches_file: Path, capsys: pytest.CaptureFixture[
     argv = ["stats", "leaderboard", "--matches", str(matches_file), "--bootstrap", "100"]
     assert cli.main([*argv, "--seed", "3", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert list(payload) == ["leaderboard"]
+    assert list(payload) == ["leaderboard", "bootstrap", "seed"]
+    assert payload["bootstrap"] == 100 and payload["seed"] == 3
     rows = payload["leaderboard"]
     assert [list(r) for r in rows] == [
         ["model", "alpha", "ci_low", "ci_high", "rank", "matches"]
