@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from typing import Any
 
 REDACTED = "[redacted]"
 MIN_SECRET_CHARS = 8
@@ -64,11 +65,50 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> tuple[str, 
     )
 
 
+def redact_all(text: str, secrets: tuple[str, ...], *, assignments: bool = True) -> str:
+    """``text`` with every known secret (longest first) and anything shaped like a credential
+    redacted, and with ``assignments`` the value of any ``NAME_KEY=value`` too (for error text;
+    a model's reply keeps its words: ``{"monkey": 3}`` is not a secret)."""
+    text = redact(text, tuple(sorted(secrets, key=len, reverse=True)))
+    text = _CREDENTIAL.sub(REDACTED, text)
+    return _ASSIGNED.sub(lambda m: m.group(1) + REDACTED, text) if assignments else text
+
+
+# The free-text fields of the match and move rows: what a player, a provider or an exception
+# said.  Everything else in a row is computed by the harness.
+MATCH_TEXT_FIELDS = ("error",)
+MOVE_TEXT_FIELDS = ("raw_response", "reasoning", "earlier_responses")
+
+
+def redacted_rows(
+    match: dict[str, Any], moves: list[dict[str, Any]], secrets: tuple[str, ...]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A match row and its move rows with every free-text field passed through ``redact_all``
+    (the error as one bounded line), ready for the journal and the tables."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return redact_all(value, secrets, assignments=False)
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    match = dict(match)
+    for key in MATCH_TEXT_FIELDS:
+        if isinstance(match.get(key), str):
+            match[key] = scrub(match[key], secrets)
+    cleaned = []
+    for move in moves:
+        move = dict(move)
+        for key in MOVE_TEXT_FIELDS:
+            if key in move:
+                move[key] = clean(move[key])
+        cleaned.append(move)
+    return match, cleaned
+
+
 def scrub(text: str, secrets: tuple[str, ...]) -> str:
     """``text`` safe to record: every known secret redacted (longest first), anything shaped
     like a credential redacted, on one line of at most ``MAX_SCRUBBED_CHARS`` characters."""
-    text = redact(text, tuple(sorted(secrets, key=len, reverse=True)))
-    text = _CREDENTIAL.sub(REDACTED, text)
-    text = _ASSIGNED.sub(lambda m: m.group(1) + REDACTED, text)
-    text = " ".join(text.split())
+    text = " ".join(redact_all(text, secrets).split())
     return text if len(text) <= MAX_SCRUBBED_CHARS else text[: MAX_SCRUBBED_CHARS - 1] + "…"

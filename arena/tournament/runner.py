@@ -45,6 +45,7 @@ from typing import Any, Protocol
 from arena.llm.cache import ResponseCache
 from arena.programs.sandbox import admit
 from arena.roster import BuiltinEntry, ProgramEntry, Roster
+from arena.secrets import environment_secrets, redacted_rows
 from arena.tournament.journal import Corpus
 from arena.tournament.lineup import Lineup, build_lineup
 from engines.agents.base import PlayerStopped
@@ -201,8 +202,10 @@ async def play_all(
     parallel: int,
     on_match: Callable[[Record, list[Record]], None],
 ) -> int:
-    """Play ``pending`` with up to ``parallel`` matches at once; return how many were skipped."""
+    """Play ``pending`` with up to ``parallel`` matches at once; return how many were skipped.
+    Every row's free text is redacted (``arena.secrets.redacted_rows``) before it is recorded."""
     queue = list(reversed(pending))
+    secrets = (*lineup.secrets, *environment_secrets())
     skipped = 0
 
     async def worker() -> None:
@@ -223,6 +226,7 @@ async def play_all(
                     lineup.stopped[m.alice] = str(exc)
                 skipped += 1
                 continue
+            row, moves = redacted_rows(row, moves, secrets)
             corpus.append(row, moves)
             on_match(row, moves)
 
@@ -296,8 +300,10 @@ def run_tournament(
             lineup_rng = random.Random(seed)
             if all(isinstance(p, BuiltinEntry) for p in roster.players):
                 lineup = build_lineup(roster, cache, lineup_rng, environ)
+                secrets = environment_secrets()
                 for m in pending:
                     row, moves = play_builtin_match(m, lineup.players, lineup.fingerprints)
+                    row, moves = redacted_rows(row, moves, secrets)
                     corpus.append(row, moves)
                     on_match(row, moves)
             elif workers > 1 and len(pending) > 1:

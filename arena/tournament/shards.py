@@ -24,6 +24,7 @@ from typing import Any
 
 from arena.llm.cache import ResponseCache
 from arena.roster import Roster
+from arena.secrets import environment_secrets, scrub
 from arena.tournament.journal import Corpus
 from arena.tournament.lineup import build_lineup
 from arena.tournament.runner import play_all, tournament_schedule
@@ -106,7 +107,9 @@ def play_shard(job: ShardJob, events: Any, parent: int) -> None:
             skipped, stopped = asyncio.run(main())
         events.put(("done", job.worker, skipped, stopped, cache.hits, cache.misses))
     except BaseException as exc:  # report, then let the parent decide
-        events.put(("failed", job.worker, f"{type(exc).__name__}: {exc}"))
+        events.put(
+            ("failed", job.worker, scrub(f"{type(exc).__name__}: {exc}", environment_secrets()))
+        )
         raise
     finally:
         cache.close()
