@@ -23,9 +23,9 @@ $(STAMP): $(BIN)/python pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
-$(DAGSTER_HOME)/dagster.yaml: dagster.yaml
+$(DAGSTER_HOME)/dagster.yaml: instance/dagster.yaml
 	mkdir -p $(DAGSTER_HOME)
-	cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
+	cp instance/dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 
 install: $(STAMP) $(DAGSTER_HOME)/dagster.yaml sandbox
 
@@ -93,8 +93,9 @@ pytest: install browser local-llm
 pytest-fast: install
 	$(BIN)/pytest -q -m "not slow" $(PYTEST_ARGS)
 
+# The UI and the daemon, as current Dagster runs a project ([tool.dg] in pyproject.toml).
 ui: install
-	$(BIN)/dagster dev -h 127.0.0.1 -p 3000 -w workspace.yaml
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/dg dev --host 127.0.0.1 --port 3000
 
 bench: install
 	$(BIN)/genstrat bench engine

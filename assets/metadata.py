@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import warnings
+from typing import Any
 
 import dagster as dg
 import numpy as np
@@ -44,7 +46,18 @@ def contract_check(
     from quality.expectations import SUITES
 
     suite = SUITES[asset]
+    with warnings.catch_warnings():  # partitioned checks are a Dagster preview feature
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return _contract_check(asset, suite, description, blocking, partitions_def)
 
+
+def _contract_check(
+    asset: str,
+    suite: Any,
+    description: str | None,
+    blocking: bool,
+    partitions_def: dg.PartitionsDefinition | None,
+) -> dg.AssetChecksDefinition:
     @dg.asset_check(
         asset=asset,
         name="contract",

@@ -80,7 +80,7 @@ def check_environment() -> tuple[dg.DagsterInstance, Profile]:
     if not (Path(home) / "dagster.yaml").is_file():
         raise SetupError(
             f"no dagster.yaml in DAGSTER_HOME={home}; run `make install` (it copies the "
-            "project's dagster.yaml there) or copy it yourself"
+            "project's instance/dagster.yaml there) or copy it yourself"
         )
     try:
         profile = get_profile()

@@ -18,7 +18,7 @@ def project_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ProjectEnv:
     data = tmp_path / "data"
     home = tmp_path / "dagster_home"
     home.mkdir()
-    shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
+    shutil.copy(REPO_ROOT / "instance" / "dagster.yaml", home / "dagster.yaml")
     monkeypatch.setenv("GENSTRAT_DATA", str(data))
     monkeypatch.setenv("DAGSTER_HOME", str(home))
     monkeypatch.setenv("GENSTRAT_RELEASES", str(tmp_path / "releases"))

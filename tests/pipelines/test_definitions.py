@@ -115,20 +115,24 @@ def test_building_definitions_reads_no_environment(monkeypatch: pytest.MonkeyPat
 
 
 def test_dagster_validates_the_workspace(project_env: ProjectEnv) -> None:
-    # `dg check defs` needs a dg project file (dg.toml / [tool.dg]); the workspace file is the
-    # single description of the code location, so validate through it.
-    dagster = str(Path(sys.executable).with_name("dagster"))
-    completed = subprocess.run(
-        [dagster, "definitions", "validate", "-w", "workspace.yaml"],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    output = completed.stdout + completed.stderr
-    assert completed.returncode == 0, output
-    assert "All code locations passed validation" in output
+    """Both descriptions of the code location load it: ``workspace.yaml`` (what deployments'
+    webserver and daemon read) and ``[tool.dg]`` (what ``dg dev``, i.e. ``make ui``, reads),
+    without Dagster's warnings about superseded commands or an ignored ``dagster.yaml``."""
+    venv = Path(sys.executable).parent
+    env = {**os.environ, "VIRTUAL_ENV": str(venv.parent), "PATH": f"{venv}:{os.environ['PATH']}"}
+    for command, success in (
+        ([str(venv / "dagster"), "definitions", "validate", "-w", "workspace.yaml"],
+         "All code locations passed validation"),
+        ([str(venv / "dg"), "check", "defs"], "All definitions loaded successfully"),
+    ):  # fmt: skip
+        completed = subprocess.run(
+            command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300
+        )
+        output = completed.stdout + completed.stderr
+        assert completed.returncode == 0, output
+        assert success in output
+        assert "dagster.yaml file will not be used" not in output
+        assert "does not match the virtual environment" not in output
 
 
 def test_asset_graph_matches_snapshot() -> None:
