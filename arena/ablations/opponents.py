@@ -22,8 +22,8 @@ from collections import Counter
 from dataclasses import dataclass, fields
 
 from arena.llm.player import LLMPlayer
-from arena.programs.procedural_reading import situations
-from arena.programs.sandbox import Program, program_observation
+from arena.programs.procedural_reading import program_moves, situations
+from arena.programs.sandbox import Program
 from engines.gbg.engine import State
 from engines.gbg.spec import GameSpec
 from engines.solve.best_response import Policy
@@ -63,11 +63,8 @@ def estimate_policy(
         raise ValueError(f"{spec.name}: more than {max_situations} situations; too large to solve")
     table: PolicyTable = {}
     for situation in found:
-        legal = list(situation.state.legal_actions())
-        obs = program_observation(situation.state, seat)
         moves: Counter[str] = Counter()
-        for k in range(seeds):
-            outcome = program.act(obs, legal, seed=k)
+        for outcome in program_moves(program, situation.state, seat, seeds):
             if outcome.status != "ok" or outcome.action is None:
                 raise ValueError(f"program {program.path.name} {outcome.status}: {outcome.reason}")
             moves[outcome.action] += 1

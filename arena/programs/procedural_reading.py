@@ -17,7 +17,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from arena.programs.sandbox import Program, program_observation
+from arena.programs.sandbox import Outcome, Program, program_observation
 from engines.gbg.engine import CHANCE, TERMINAL, State, new_deal
 from engines.gbg.render import NAMES, event_line, visible_events
 from engines.gbg.spec import GameSpec
@@ -100,15 +100,21 @@ def reading(
         ),
     ]
     for situation in found:
-        legal = list(situation.state.legal_actions())
-        obs = program_observation(situation.state, seat)
-        moves: Counter[str] = Counter()
-        for k in range(seeds):
-            outcome = program.act(obs, legal, seed=k)
-            moves[outcome.action or f"({outcome.status})"] += 1
+        moves = Counter(
+            outcome.action or f"({outcome.status})"
+            for outcome in program_moves(program, situation.state, seat, seeds)
+        )
         if len(moves) == 1:
             play = f"plays {next(iter(moves))}"
         else:
             play = "plays " + ", ".join(f"{a} {n}/{seeds} of the time" for a, n in moves.items())
         lines.append(f"- {situation.description} It {play}.")
     return "\n".join(lines) + "\n"
+
+
+def program_moves(program: Program, state: State, seat: int, seeds: int) -> list[Outcome]:
+    """The program's answers at ``state`` for ``seat`` under generator seeds ``0..seeds-1``
+    (a program is deterministic given its seed, so this is its move distribution there)."""
+    legal = list(state.legal_actions())
+    obs = program_observation(state, seat)
+    return [program.act(obs, legal, seed=k) for k in range(seeds)]
