@@ -53,6 +53,7 @@ from quality.gates import GateResult
 from quality.redaction import redaction_scan
 from releases.archive import write_archive
 from releases.readme import render_readme
+from releases.report import render_report
 
 FORMAT = "genstrat-release/1"
 RELEASE_ID_PATTERN = re.compile(r"^gs-[0-9a-f]{16}$")
@@ -240,6 +241,10 @@ def build_bundle(
         manifest["files"] = entries
         (work / "README.md").write_text(render_readme(manifest, card), encoding="utf-8")
         entries.append(_entry(work, "README.md", "readme"))
+        for name, content in render_report(tables, texts, images, manifest, integrity=card).items():
+            (work / "report" / name).parent.mkdir(parents=True, exist_ok=True)
+            (work / "report" / name).write_bytes(content)
+            entries.append(_entry(work, f"report/{name}", "report"))
         manifest["files"] = sorted(entries, key=lambda e: e["path"])
         _write_json(work / "manifest.json", manifest)
         members = [e["path"] for e in manifest["files"]] + ["manifest.json"]
