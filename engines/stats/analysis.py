@@ -144,7 +144,19 @@ def _leaderboard_tables(
         not_estimable["bradley_terry"] = str(exc)
         bt = pd.DataFrame(columns=["model", "theta", "rank", "wins", "losses", "alpha"])
         bt_rho = float("nan")
-    logo = rob.leave_one_game_out(sample, board)
+    if runs.n_games >= 2:
+        logo = rob.leave_one_game_out(sample, board)
+    else:  # dropping the only game leaves nothing to refit
+        not_estimable["leave_one_game_out"] = "one game: no game can be left out"
+        logo = pd.DataFrame(
+            {
+                "dropped_game": pd.Series(dtype="int64"),
+                "kendall_tau": pd.Series(dtype=float),
+                "spearman": pd.Series(dtype=float),
+                "max_rank_shift": pd.Series(dtype="int64"),
+                "tiers_intact": pd.Series(dtype=bool),
+            }
+        )
     sizes = tuple(size for size in config.subset_sizes if size < runs.n_games)
     subsets = rob.random_game_subsets(sample, board, rng, sizes, config.n_subsets)
     block = config.block or runs.blocks[int(np.argmax(np.bincount(runs.block)))]

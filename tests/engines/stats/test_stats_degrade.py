@@ -86,3 +86,14 @@ def test_a_margin_that_contradicts_the_chips_is_refused_naming_the_match(
     line = str(caught.value)
     assert line.startswith("the corpus is refused:") and "\n" not in line
     assert f"match {matches.loc[bad, 'match_id']}" in line and message in line
+
+
+def test_a_one_game_corpus_has_a_leaderboard_and_says_what_it_cannot_refit(
+    corpus: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    matches = corpus[0]
+    one = matches[matches["game_seed"] == matches["game_seed"].iloc[0]]
+    result = analyse(one, rng=np.random.default_rng(1), config=QUICK)
+    assert len(result.tables["leaderboard"]) == 4
+    assert result.tables["leave_one_game_out"].empty
+    assert "one game" in result.summary["not_estimable"]["leave_one_game_out"]
