@@ -46,11 +46,13 @@ class RunOutcome:
 
 @dataclass
 class SelectionRuns:
-    """The runs of one selection: the pool stage's, then one per game, and the wall time."""
+    """The runs of one selection: the pool stage's, then one per game, and the wall times
+    (the whole selection, and the pool stage's run)."""
 
     pool: RunOutcome
     games: dict[str, RunOutcome] = field(default_factory=dict)
     seconds: float = 0.0
+    pool_seconds: float = 0.0
 
     def all_runs(self) -> list[RunOutcome]:
         return [self.pool, *self.games.values()]
@@ -110,6 +112,7 @@ def run_selection(
         runs = SelectionRuns(pool=in_process(POOL_STAGE, None))
     else:
         runs = SelectionRuns(pool=_execute_on_cluster(instance, cluster.address, POOL_STAGE, None))
+    runs.pool_seconds = time.perf_counter() - started
     if runs.pool.success:
         keys = BENCHMARK_GAMES.get_partition_keys(dynamic_partitions_store=instance)[:games]
         if cluster is None:
