@@ -284,22 +284,31 @@ def _start(command: list[str], log: Path, env: Mapping[str, str]) -> subprocess.
         )
 
 
-def _stop_group(process: subprocess.Popen[bytes], wait_s: float = 20.0) -> None:
-    """SIGTERM to the process group of ``process`` (its session), SIGKILL if it lingers."""
+def _alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _stop_groups(processes: list[subprocess.Popen[bytes]], wait_s: float = 20.0) -> None:
+    """SIGTERM to the process group of each of ``processes`` (each its own session), then
+    SIGKILL to any group with a process left after ``wait_s``; reap the leaders."""
     for sig, wait in ((signal.SIGTERM, wait_s), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            break
+        groups = [p.pid for p in processes if _alive(p.pid)]
+        for group in groups:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(group, sig)
         deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            process.poll()
-            try:
-                os.killpg(process.pid, 0)  # anyone left in the group?
-            except ProcessLookupError:
-                return
+        while groups and time.monotonic() < deadline:
+            for process in processes:
+                process.poll()
+            groups = [group for group in groups if _alive(group)]
             time.sleep(0.1)
-    process.wait(timeout=5)
+    for process in processes:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=5)
 
 
 def _dask_logs(root: Path) -> str:
@@ -351,6 +360,6 @@ def dask_cluster(
         address = str(json.loads(scheduler_file.read_text())["address"])
         yield DaskCluster(address, scheduler_file, pids, root, env or {})
     finally:
-        for process in reversed(processes):  # the workers, then the scheduler
-            _stop_group(process)
+        _stop_groups(processes[1:])  # the workers, then the scheduler
+        _stop_groups(processes[:1])
         shutil.rmtree(root, ignore_errors=True)
