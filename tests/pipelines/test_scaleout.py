@@ -1,13 +1,31 @@
-"""The same graph runs on the distributed executor (dagster-dask, a local Dask cluster)."""
+"""The same graph runs on the distributed executor: on a local Dask cluster that the run starts,
+and on a running cluster (a scheduler and two workers, separate processes) with the Postgres
+deployment instance, where its outputs match an in-process run of the same selection."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import dagster as dg
 import pandas as pd
 import pytest
 
+from pipelines.executors import dask_executor
 from pipelines.scaleout import local_cluster_config, scaleout_job
+from tests.scaleout_runs import POOL_STAGE, read_outputs, run_selection, step_pids
+from tests.servers import DaskCluster
 from tests.support import ProjectEnv
+
+# Benchmark games whose axis_scores partition runs on the cluster (one run per game).
+GAMES = 2
+# Columns that hold a wall time, so differ between any two runs (axis_scores' own and its
+# rerun's compute time).
+TIMING_COLUMNS = ("seconds", "rerun_seconds")
+
+
+def test_scaleout_job_runs_on_the_project_dask_executor() -> None:
+    assert scaleout_job().executor_def is dask_executor
 
 
 @pytest.mark.slow
@@ -31,3 +49,37 @@ def test_pool_stage_runs_on_a_local_dask_cluster(project_env: ProjectEnv) -> Non
         assert run is not None and run.tags.get("dagster/solid_selection") is None
     games = pd.read_parquet(project_env.data / "accepted_games.parquet")
     assert len(games) == 60
+
+
+def without_timings(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.drop(columns=[c for c in TIMING_COLUMNS if c in frame.columns])
+
+
+@pytest.mark.slow
+def test_pool_and_game_partitions_on_a_dask_cluster_match_an_in_process_run(
+    postgres_env: ProjectEnv, dask_cluster: DaskCluster, cluster_data: Path
+) -> None:
+    with dg.DagsterInstance.get() as instance:
+        here = run_selection(instance, games=GAMES)  # files under postgres_env.data
+        assert here.success and len(here.games) == GAMES
+        there = run_selection(instance, games=GAMES, cluster=dask_cluster, concurrent_runs=2)
+        assert there.success and list(there.games) == list(here.games)
+
+        # Every step ran in a worker process of the cluster, none in this process.
+        workers = set(dask_cluster.worker_pids.values())
+        pool_steps = step_pids(instance, there.pool.run_id)
+        assert {key.to_user_string() for key in POOL_STAGE} <= set(pool_steps)
+        for outcome in there.all_runs():
+            pids = step_pids(instance, outcome.run_id)
+            assert pids and set(pids.values()) <= workers and os.getpid() not in pids.values()
+        for game, outcome in there.games.items():
+            run = instance.get_run_by_id(outcome.run_id)
+            assert run is not None and run.tags["dagster/partition"] == game
+            assert set(step_pids(instance, outcome.run_id)) == {"axis_scores"}
+
+    expected = read_outputs(postgres_env.data)
+    produced = read_outputs(cluster_data)
+    assert {f"axis_scores/{game}.parquet" for game in here.games} <= set(expected)
+    assert set(expected) <= set(produced)
+    for name, frame in expected.items():
+        pd.testing.assert_frame_equal(without_timings(produced[name]), without_timings(frame))
