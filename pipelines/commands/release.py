@@ -5,15 +5,20 @@
 the store, or a release folder, or its ``.tar.gz``); ``genstrat release pull ID --from STORE
 --to DIR`` downloads a release from a store folder or an http(s) URL, verifying every SHA-256.
 The store defaults to ``$GENSTRAT_RELEASES``, else ``<project>/releases_store``. Every expected
-failure (unknown id, tampered bundle, missing file, unreachable store) is one line and exit 2.
+failure is one line: exit 1 for a release or store that fails a check (tampered, unlisted or
+oversized file, redirect elsewhere, deadline), exit 2 for a mistake (unknown id, bad path).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from releases.errors import ReleaseFailure
 
 
 def register(subparsers: Any) -> None:
@@ -84,10 +89,22 @@ def list_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _failed(exc: ReleaseFailure) -> int:
+    """A release or store that failed a check: one line, exit status 1."""
+    from pipelines.cli import one_line
+
+    print(f"genstrat: error: {one_line(str(exc))}", file=sys.stderr)
+    return 1
+
+
 def verify_command(args: argparse.Namespace) -> int:
+    from releases.errors import ReleaseFailure
     from releases.store import verify
 
-    print(verify(args.target, _store(args)).line())
+    try:
+        print(verify(args.target, _store(args)).line())
+    except ReleaseFailure as exc:
+        return _failed(exc)
     return 0
 
 
