@@ -17,8 +17,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pipelines.commands import count
+
 if TYPE_CHECKING:
     from releases.errors import ReleaseFailure
+
+# releases.download's limits, repeated so that the parser is built without importing it (a test
+# checks that they agree).
+DEFAULT_DEADLINE_S, MAX_DEADLINE_S = 3600, 7 * 24 * 3600
+DEFAULT_STALL_S, MAX_STALL_S = 60, 3600
 
 
 def register(subparsers: Any) -> None:
@@ -55,6 +62,20 @@ def register(subparsers: Any) -> None:
     )
     fetch.add_argument("--to", dest="dest", required=True, type=Path, metavar="DIR")
     fetch.add_argument("--quiet", action="store_true", help="no progress bar")
+    fetch.add_argument(
+        "--deadline",
+        type=count(1, MAX_DEADLINE_S),
+        default=DEFAULT_DEADLINE_S,
+        metavar="SECONDS",
+        help=f"give up, keeping nothing, if the pull takes longer (default {DEFAULT_DEADLINE_S})",
+    )
+    fetch.add_argument(
+        "--stall-timeout",
+        type=count(1, MAX_STALL_S),
+        default=DEFAULT_STALL_S,
+        metavar="SECONDS",
+        help=f"a connection silent this long fails and is retried (default {DEFAULT_STALL_S})",
+    )
     fetch.set_defaults(handler=pull_command)
 
 
@@ -110,8 +131,19 @@ def verify_command(args: argparse.Namespace) -> int:
 
 def pull_command(args: argparse.Namespace) -> int:
     from releases.download import pull
+    from releases.errors import ReleaseFailure
 
-    verified = pull(args.release_id, args.source, args.dest, progress=not args.quiet)
+    try:
+        verified = pull(
+            args.release_id,
+            args.source,
+            args.dest,
+            progress=not args.quiet,
+            deadline_s=args.deadline,
+            stall_s=args.stall_timeout,
+        )
+    except ReleaseFailure as exc:
+        return _failed(exc)
     print(f"pulled {verified.release_id} into {verified.path}")
     print(verified.line())
     return 0
