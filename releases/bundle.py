@@ -14,17 +14,18 @@ researcher cites, so it must be exactly reproducible and tamper-evident. Layout:
                                 versioned-results figures
       <release_id>.tar.gz       the folder above as a byte-reproducible archive
 
-The release id is ``gs-`` and the first 16 hex digits of the SHA-256 of the inputs: the data
-files' hashes, the context (code and engine versions, profile, roster, generation configs,
-results) and the integrity card. No clock enters it, so identical inputs give the identical id
-and identical bytes; :func:`derive_release_id` recomputes it from a manifest, which lets
-``verify`` tell an edited manifest from a genuine one.
+The release id is ``gs-`` and the first 16 hex digits of a SHA-256 over the whole manifest and
+every file of the folder (README, plots and reports included), each file hashed with the id's
+own occurrences blanked (:mod:`releases.identity`). No clock enters it, so identical inputs give
+the identical id and identical bytes; :func:`derive_release_id` recomputes it from a manifest,
+and ``verify`` recomputes each file's hashes, so an edit of any file or of the manifest shows.
 
 Steps of :func:`build_bundle`:
 1. write the tables (Parquet, no index), texts and images into a fresh work folder;
 2. scan them, and the context, for credentials (the redaction gate);
 3. write ``integrity.json`` from the given gates and the redaction gate;
-4. derive the release id; render ``README.md``; write ``manifest.json``;
+4. render ``README.md`` (and any file naming the id) with a placeholder id; derive the id from
+   every file and write it over the placeholder (``bind_release_id``); write ``manifest.json``;
 5. write ``<release_id>.tar.gz``; rename the work folder to ``<root>/<release_id>``.
 """
 
@@ -48,19 +49,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from engines.gbg import ENGINE_VERSION
-from quality.attestation import bytes_sha256, canonical_json, file_sha256, table_content_hash
+from quality.attestation import canonical_json, file_sha256, table_content_hash
 from quality.gates import GateResult
 from quality.redaction import redaction_scan
 from releases.archive import write_archive
+from releases.identity import PLACEHOLDER, bind_release_id
+from releases.identity import derive_release_id as derive_release_id
 from releases.readme import render_readme
 from releases.report import render_report
 
-FORMAT = "genstrat-release/1"
+FORMAT = "genstrat-release/2"
 RELEASE_ID_PATTERN = re.compile(r"^gs-[0-9a-f]{16}$")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
 PATH_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)*$")
 RESERVED = ("manifest.json", "integrity.json", "README.md")
-DATA_ROLES = ("table", "text", "image")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -122,32 +124,6 @@ class ReleaseContext:
         # One JSON round trip: what is hashed is exactly what a reader of manifest.json sees.
         loaded: dict[str, Any] = json.loads(canonical_json(payload))
         return loaded
-
-
-CONTEXT_KEYS = (
-    "title",
-    "code_version",
-    "engine_version",
-    "profile",
-    "roster",
-    "generation_configs",
-    "results",
-)
-
-
-def derive_release_id(manifest: Mapping[str, Any]) -> str:
-    """The release id a manifest's contents derive: ``gs-`` + 16 hex digits of SHA-256 over the
-    format, the context, the data files' hashes and the integrity card's hash."""
-    files = list(manifest["files"])
-    data = {str(e["path"]): str(e["sha256"]) for e in files if e.get("role") in DATA_ROLES}
-    integrity = [str(e["sha256"]) for e in files if e.get("role") == "integrity"]
-    basis = {
-        "format": manifest.get("format"),
-        "context": {k: manifest.get(k) for k in CONTEXT_KEYS},
-        "data": dict(sorted(data.items())),
-        "integrity": integrity[0] if integrity else None,
-    }
-    return "gs-" + bytes_sha256(canonical_json(basis).encode("utf-8"))[:16]
 
 
 def check_names(
@@ -235,9 +211,8 @@ def build_bundle(
         card = integrity_card({**dict(gates or {}), "redaction": scan})
         _write_json(work / "integrity.json", card)
         entries.append(_entry(work, "integrity.json", "integrity"))
-        manifest: dict[str, Any] = {"format": FORMAT, **payload, "files": entries}
-        release_id = derive_release_id(manifest)
-        manifest = {"format": FORMAT, "release_id": release_id, **payload}
+        release_id = PLACEHOLDER  # until every file is written (releases.identity)
+        manifest: dict[str, Any] = {"format": FORMAT, "release_id": release_id, **payload}
         manifest["files"] = entries
         (work / "README.md").write_text(render_readme(manifest, card), encoding="utf-8")
         entries.append(_entry(work, "README.md", "readme"))
@@ -246,6 +221,8 @@ def build_bundle(
             (work / "report" / name).write_bytes(content)
             entries.append(_entry(work, f"report/{name}", "report"))
         manifest["files"] = sorted(entries, key=lambda e: e["path"])
+        manifest = bind_release_id(work, manifest)
+        release_id = str(manifest["release_id"])
         _write_json(work / "manifest.json", manifest)
         members = [e["path"] for e in manifest["files"]] + ["manifest.json"]
         write_archive(work, members, work / f"{release_id}.tar.gz", prefix=release_id)

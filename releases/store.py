@@ -42,7 +42,15 @@ from quality.attestation import file_sha256
 from quality.gates import GateResult
 from quality.redaction import redaction_scan
 from releases.bundle import PROJECT_ROOT, RELEASE_ID_PATTERN, ReleaseContext, build_bundle
-from releases.verification import Verified, verify_archive, verify_folder
+from releases.errors import Refused
+from releases.identity import MAX_MANIFEST_BYTES
+from releases.verification import (
+    Verified,
+    load_json,
+    read_bounded,
+    verify_archive,
+    verify_folder,
+)
 
 STORE_ENV_VAR = "GENSTRAT_RELEASES"
 DEFAULT_STORE_NAME = "releases_store"
@@ -50,6 +58,7 @@ INDEX = "index.json"
 STAGING = ".staging"
 LOCK = ".lock"
 INDEX_FORMAT = "genstrat-release-store/1"
+MAX_INDEX_BYTES = MAX_MANIFEST_BYTES
 
 PhaseHook = Callable[[str, Path], None]
 
@@ -75,19 +84,27 @@ def _fsync_directory(directory: Path) -> None:
             os.close(fd)
 
 
-def read_index(store: Path) -> dict[str, Any]:
-    """The store's index (an empty one when the store has none yet)."""
-    path = store / INDEX
-    if not path.is_file():
-        return {"format": INDEX_FORMAT, "releases": []}
+def parse_index(data: bytes, where: str) -> dict[str, Any]:
+    """A store index's JSON; ``ValueError`` if it is not one."""
+    index = load_json(data, where)
     try:
-        index = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(index.get("releases"), list):
             raise ValueError
     except (ValueError, AttributeError, RecursionError):  # RecursionError: nested too deep
-        raise ValueError(f"{path} is not a release index (corrupt JSON?)") from None
+        raise ValueError(f"{where} is not a release index (corrupt JSON?)") from None
     loaded: dict[str, Any] = index
     return loaded
+
+
+def read_index(store: Path) -> dict[str, Any]:
+    """The store's index (an empty one when the store has none yet); an index over
+    ``MAX_INDEX_BYTES`` is refused unread."""
+    path = store / INDEX
+    if not path.is_file():
+        return {"format": INDEX_FORMAT, "releases": []}
+    with path.open("rb") as handle:
+        data = read_bounded(handle, MAX_INDEX_BYTES, str(path))
+    return parse_index(data, str(path))
 
 
 def write_index(store: Path, index: Mapping[str, Any]) -> None:
@@ -288,6 +305,6 @@ def verify(path_or_id: str | Path, store: Path | None = None) -> Verified:
             f"`genstrat release list --store {store}` shows its releases"
         )
     folder = store / release_id
-    if not folder.is_dir():
-        raise ValueError(f"release {release_id} is in the index of {store} but has no folder")
-    return verify_folder(folder, entry, expected_id=release_id)
+    if not os.path.lexists(folder):
+        raise Refused(f"release {release_id} is in the index of {store} but has no folder")
+    return verify_folder(folder, entry, expected_id=release_id, follow=False)

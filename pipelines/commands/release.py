@@ -8,15 +8,27 @@ with intervals, games, versions);
 the store, or a release folder, or its ``.tar.gz``); ``genstrat release pull ID --from STORE
 --to DIR`` downloads a release from a store folder or an http(s) URL, verifying every SHA-256.
 The store defaults to ``$GENSTRAT_RELEASES``, else ``<project>/releases_store``. Every expected
-failure (unknown id, tampered bundle, missing file, unreachable store) is one line and exit 2.
+failure is one line: exit 1 for a release or store that fails a check (tampered, unlisted or
+oversized file, redirect elsewhere, deadline), exit 2 for a mistake (unknown id, bad path).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pipelines.commands import count
+
+if TYPE_CHECKING:
+    from releases.errors import ReleaseFailure
+
+# releases.download's limits, repeated so that the parser is built without importing it (a test
+# checks that they agree).
+DEFAULT_DEADLINE_S, MAX_DEADLINE_S = 3600, 7 * 24 * 3600
+DEFAULT_STALL_S, MAX_STALL_S = 60, 3600
 
 
 def register(subparsers: Any) -> None:
@@ -75,6 +87,20 @@ def register(subparsers: Any) -> None:
     )
     fetch.add_argument("--to", dest="dest", required=True, type=Path, metavar="DIR")
     fetch.add_argument("--quiet", action="store_true", help="no progress bar")
+    fetch.add_argument(
+        "--deadline",
+        type=count(1, MAX_DEADLINE_S),
+        default=DEFAULT_DEADLINE_S,
+        metavar="SECONDS",
+        help=f"give up, keeping nothing, if the pull takes longer (default {DEFAULT_DEADLINE_S})",
+    )
+    fetch.add_argument(
+        "--stall-timeout",
+        type=count(1, MAX_STALL_S),
+        default=DEFAULT_STALL_S,
+        metavar="SECONDS",
+        help=f"a connection silent this long fails and is retried (default {DEFAULT_STALL_S})",
+    )
     fetch.set_defaults(handler=pull_command)
 
 
@@ -109,10 +135,22 @@ def list_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _failed(exc: ReleaseFailure) -> int:
+    """A release or store that failed a check: one line, exit status 1."""
+    from pipelines.cli import one_line
+
+    print(f"genstrat: error: {one_line(str(exc))}", file=sys.stderr)
+    return 1
+
+
 def verify_command(args: argparse.Namespace) -> int:
+    from releases.errors import ReleaseFailure
     from releases.store import verify
 
-    print(verify(args.target, _store(args)).line())
+    try:
+        print(verify(args.target, _store(args)).line())
+    except ReleaseFailure as exc:
+        return _failed(exc)
     return 0
 
 
@@ -207,8 +245,19 @@ def diff_command(args: argparse.Namespace) -> int:
 
 def pull_command(args: argparse.Namespace) -> int:
     from releases.download import pull
+    from releases.errors import ReleaseFailure
 
-    verified = pull(args.release_id, args.source, args.dest, progress=not args.quiet)
+    try:
+        verified = pull(
+            args.release_id,
+            args.source,
+            args.dest,
+            progress=not args.quiet,
+            deadline_s=args.deadline,
+            stall_s=args.stall_timeout,
+        )
+    except ReleaseFailure as exc:
+        return _failed(exc)
     print(f"pulled {verified.release_id} into {verified.path}")
     print(verified.line())
     return 0

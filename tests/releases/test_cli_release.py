@@ -1,4 +1,5 @@
-"""``genstrat release list|verify|pull``: output, JSON shape, and one-line errors (exit 2)."""
+"""``genstrat release list|verify|pull``: output, JSON shape, and one-line errors (exit 2 for a
+mistake, 1 for a release that fails a check)."""
 
 from __future__ import annotations
 
@@ -82,11 +83,11 @@ def test_bad_input_is_one_line_and_exit_2(
     assert err.count("\n") == 1
 
 
-def test_a_tampered_release_fails_verify_with_exit_2(
+def test_a_tampered_release_fails_verify_with_exit_1(
     store: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, ids = store
     (path / ids[0] / "README.md").write_text("edited")
-    assert main(["release", "verify", ids[0]]) == 2
+    assert main(["release", "verify", ids[0]]) == 1
     err = capsys.readouterr().err
     assert f"release {ids[0]}: README.md: size mismatch" in err and err.count("\n") == 1
