@@ -78,8 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = args.handler(args)
     except (UserError, ValueError, FileNotFoundError) as exc:
+        from releases.errors import ReleaseFailure  # a light module: no dependencies
+
         print(f"genstrat: error: {one_line(str(exc))}", file=sys.stderr)
-        return 2
+        return 1 if isinstance(exc, ReleaseFailure) else 2  # a failed check, else a mistake
     except RecursionError:  # an input nested past what any reader here accepts
         print("genstrat: error: the input is nested too deeply to read", file=sys.stderr)
         return 2

@@ -110,3 +110,20 @@ def test_release_diff_names_added_models_and_rank_changes(
     assert f"{first} -> {second}" in out and "models added: model-05" in out
     assert main(["release", "diff", first, "gs-0000000000000000", "--store", str(path)]) == 2
     assert "unknown release gs-0000000000000000" in capsys.readouterr().err
+
+
+def test_show_diff_and_refit_of_a_tampered_release_fail_the_check_with_exit_1(
+    store: tuple[Path, str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, first, second = store
+    copy = tmp_path / "copy"
+    shutil.copytree(path, copy)
+    (copy / first / "tables" / "leaderboards.parquet").write_bytes(b"forged")
+    for argv in (
+        ["release", "show", first, "--store", str(copy)],
+        ["release", "diff", first, second, "--store", str(copy)],
+        ["stats", "leaderboard", "--release", first, "--store", str(copy)],
+    ):
+        assert main(argv) == 1, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "leaderboards.parquet" in err
