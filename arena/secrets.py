@@ -7,8 +7,11 @@ like, used three ways:
 
 - ``redact(text, secrets)``: every known secret value replaced by ``REDACTED`` (the provider
   transport and the LLM player, before anything is cached or journalled);
-- ``scrub(text, secrets)``: that, plus anything shaped like a credential and the value of any
-  ``NAME_KEY=value`` assignment, on one bounded line (what a strategy program says);
+- ``redact_credentials(text, secrets)``: that, plus anything shaped like a credential and the
+  value of any ``NAME_KEY=value`` assignment, with the text's layout and length otherwise kept
+  (the transcripts a release publishes: raw replies and reasoning);
+- ``scrub(text, secrets)``: ``redact_credentials`` on one bounded line (what a strategy program
+  says);
 - ``CREDENTIAL_SHAPES`` and ``SECRET_NAME``: the shapes and variable names that the release's
   redaction scan (``quality.redaction``) searches every published file for.
 """
@@ -64,11 +67,17 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> tuple[str, 
     )
 
 
-def scrub(text: str, secrets: tuple[str, ...]) -> str:
-    """``text`` safe to record: every known secret redacted (longest first), anything shaped
-    like a credential redacted, on one line of at most ``MAX_SCRUBBED_CHARS`` characters."""
+def redact_credentials(text: str, secrets: tuple[str, ...]) -> str:
+    """``text`` with every known secret redacted (longest first), anything shaped like a
+    credential redacted and the value of any ``NAME_KEY=value`` assignment redacted; lines and
+    everything else left as they were."""
     text = redact(text, tuple(sorted(secrets, key=len, reverse=True)))
     text = _CREDENTIAL.sub(REDACTED, text)
-    text = _ASSIGNED.sub(lambda m: m.group(1) + REDACTED, text)
-    text = " ".join(text.split())
+    return _ASSIGNED.sub(lambda m: m.group(1) + REDACTED, text)
+
+
+def scrub(text: str, secrets: tuple[str, ...]) -> str:
+    """``text`` safe to record: :func:`redact_credentials`, on one line of at most
+    ``MAX_SCRUBBED_CHARS`` characters."""
+    text = " ".join(redact_credentials(text, secrets).split())
     return text if len(text) <= MAX_SCRUBBED_CHARS else text[: MAX_SCRUBBED_CHARS - 1] + "…"
