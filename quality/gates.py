@@ -223,7 +223,8 @@ def reproduction(pairs: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]]) -> Gate
     figures: dict[str, Any] = {}
     for name, (published, recomputed) in pairs.items():
         problem, gap = table_difference(published, recomputed)
-        figures[name] = {"rows": len(published), "max_abs_difference": gap}
+        shown = gap if np.isfinite(gap) else None  # JSON has no NaN
+        figures[name] = {"rows": len(published), "max_abs_difference": shown}
         if problem is not None:
             return GateResult(
                 False,

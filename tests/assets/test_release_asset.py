@@ -456,7 +456,8 @@ def test_the_tables_load_with_datasets_offline(
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf" / "datasets"))
-    datasets = pytest.importorskip("datasets")
+    import datasets  # a dev dependency: its import is slow, so it is imported here
+
     board = datasets.load_dataset(str(published), "leaderboards", split="train")
     assert board.column_names == ["model", "alpha", "ci_low", "ci_high", "rank", "matches", "tier"]
     assert len(board) == 3
