@@ -7,11 +7,8 @@ like, used three ways:
 
 - ``redact(text, secrets)``: every known secret value replaced by ``REDACTED`` (the provider
   transport and the LLM player, before anything is cached or journalled);
-- ``redact_credentials(text, secrets)``: that, plus anything shaped like a credential and the
-  value of any ``NAME_KEY=value`` assignment, with the text's layout and length otherwise kept
-  (the transcripts a release publishes: raw replies and reasoning);
-- ``scrub(text, secrets)``: ``redact_credentials`` on one bounded line (what a strategy program
-  says);
+- ``scrub(text, secrets)``: that, plus anything shaped like a credential and the value of any
+  ``NAME_KEY=value`` assignment, on one bounded line (what a strategy program says);
 - ``CREDENTIAL_SHAPES`` and ``SECRET_NAME``: the shapes and variable names that the release's
   redaction scan (``quality.redaction``) searches every published file for.
 """
@@ -21,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from typing import Any
 
 REDACTED = "[redacted]"
 MIN_SECRET_CHARS = 8
@@ -67,17 +65,50 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> tuple[str, 
     )
 
 
-def redact_credentials(text: str, secrets: tuple[str, ...]) -> str:
-    """``text`` with every known secret redacted (longest first), anything shaped like a
-    credential redacted and the value of any ``NAME_KEY=value`` assignment redacted; lines and
-    everything else left as they were."""
+def redact_all(text: str, secrets: tuple[str, ...], *, assignments: bool = True) -> str:
+    """``text`` with every known secret (longest first) and anything shaped like a credential
+    redacted, and with ``assignments`` the value of any ``NAME_KEY=value`` too (for error text;
+    a model's reply keeps its words: ``{"monkey": 3}`` is not a secret)."""
     text = redact(text, tuple(sorted(secrets, key=len, reverse=True)))
     text = _CREDENTIAL.sub(REDACTED, text)
-    return _ASSIGNED.sub(lambda m: m.group(1) + REDACTED, text)
+    return _ASSIGNED.sub(lambda m: m.group(1) + REDACTED, text) if assignments else text
+
+
+# The free-text fields of the match and move rows: what a player, a provider or an exception
+# said.  Everything else in a row is computed by the harness.
+MATCH_TEXT_FIELDS = ("error",)
+MOVE_TEXT_FIELDS = ("raw_response", "reasoning", "earlier_responses")
+
+
+def redacted_rows(
+    match: dict[str, Any], moves: list[dict[str, Any]], secrets: tuple[str, ...]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A match row and its move rows with every free-text field passed through ``redact_all``
+    (the error as one bounded line), ready for the journal and the tables."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return redact_all(value, secrets, assignments=False)
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    match = dict(match)
+    for key in MATCH_TEXT_FIELDS:
+        if isinstance(match.get(key), str):
+            match[key] = scrub(match[key], secrets)
+    cleaned = []
+    for move in moves:
+        move = dict(move)
+        for key in MOVE_TEXT_FIELDS:
+            if key in move:
+                move[key] = clean(move[key])
+        cleaned.append(move)
+    return match, cleaned
 
 
 def scrub(text: str, secrets: tuple[str, ...]) -> str:
-    """``text`` safe to record: :func:`redact_credentials`, on one line of at most
-    ``MAX_SCRUBBED_CHARS`` characters."""
-    text = " ".join(redact_credentials(text, secrets).split())
+    """``text`` safe to record: every known secret redacted (longest first), anything shaped
+    like a credential redacted, on one line of at most ``MAX_SCRUBBED_CHARS`` characters."""
+    text = " ".join(redact_all(text, secrets).split())
     return text if len(text) <= MAX_SCRUBBED_CHARS else text[: MAX_SCRUBBED_CHARS - 1] + "…"

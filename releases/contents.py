@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from arena.secrets import environment_secrets, redact_credentials
+from arena.secrets import MOVE_TEXT_FIELDS, environment_secrets, redact_all
 from engines.axes.benchmark import diagnostics_tables
 from engines.gbg import ENGINE_VERSION, GameSpec, rulebook
 from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig
@@ -55,8 +55,10 @@ match's times, a move's latency, the axes' computing time): they stay in the ass
 on another day, or the same run on another machine, publishes the same release id."""
 
 TRANSCRIPTS = "match_moves"
-TRANSCRIPT_TEXT: tuple[str, ...] = ("raw_response", "earlier_responses", "reasoning")
-"""The free-text columns of the transcripts (what a model wrote), redacted before release."""
+TRANSCRIPT_TEXT: tuple[str, ...] = MOVE_TEXT_FIELDS
+"""The free-text columns of the transcripts (what a model wrote), redacted again before release
+(the tournament redacts them as it records them; a release redacts with the secrets of the
+machine that publishes it)."""
 
 AXIS_DIAGNOSTICS = "axis_diagnostics"
 AXIS_CORRELATIONS = "axis_correlations"
@@ -102,12 +104,13 @@ SUPERSEDED = "superseded_matches"
 
 
 def redacted(value: Any, secrets: tuple[str, ...]) -> Any:
-    """A transcript cell with credentials redacted (``arena.secrets.redact_credentials``): text,
-    or every text of a list; anything else (a missing value) as it is."""
+    """A transcript cell with credentials redacted (``arena.secrets.redact_all`` without the
+    ``NAME_KEY=value`` rule: a model's reply keeps its words, ``{"monkey": 3}`` is no secret):
+    text, or every text of a list; anything else (a missing value) as it is."""
     if isinstance(value, str):
-        return redact_credentials(value, secrets)
+        return redact_all(value, secrets, assignments=False)
     if isinstance(value, list | tuple | np.ndarray):
-        return [redact_credentials(v, secrets) if isinstance(v, str) else v for v in value]
+        return [redacted(v, secrets) if isinstance(v, str) else v for v in value]
     return value
 
 
@@ -120,7 +123,7 @@ def transcripts(
     ``match_id``; all moves when it releases no match table), in their order, with the free
     text (:data:`TRANSCRIPT_TEXT`) redacted of ``secrets`` (default: the values of the
     environment's secret-looking variables, the values the redaction gate searches for) and of
-    anything shaped like a credential."""
+    anything shaped like a credential (:func:`redacted`)."""
     secrets = environment_secrets() if secrets is None else secrets
     matches = [released[n] for n in (*MATCH_TABLES, SUPERSEDED) if n in released]
     kept = moves

@@ -157,7 +157,7 @@ def test_transcripts_are_those_of_the_released_matches_with_credentials_redacted
         {
             "match_id": ["m1", "m1", "gone"],
             "index": [0, 1, 0],
-            "raw_response": pd.array([f"take {key}\nnow", None, key], dtype="str"),
+            "raw_response": pd.array([f"take {key}\nnow", '{"monkey": 3}', key], dtype="str"),
             "earlier_responses": [["the-secret-value, twice", "ok"], [], []],
             "reasoning": pd.array([None, None, None], dtype="str"),
         }
@@ -166,7 +166,8 @@ def test_transcripts_are_those_of_the_released_matches_with_credentials_redacted
     kept = transcripts(moves, released, secrets=("the-secret-value",))
     assert kept["match_id"].tolist() == ["m1", "m1"]
     assert kept.loc[0, "raw_response"] == "take [redacted]\nnow"
-    assert pd.isna(kept.loc[1, "raw_response"]) and kept["raw_response"].dtype == "str"
+    assert kept.loc[1, "raw_response"] == '{"monkey": 3}'  # a reply keeps its words
+    assert kept["raw_response"].dtype == "str"
     assert kept["reasoning"].dtype == "str"  # all missing, still text
     assert list(kept.loc[0, "earlier_responses"]) == ["[redacted], twice", "ok"]
     assert transcripts(moves, {}, secrets=())["match_id"].tolist() == ["m1", "m1", "gone"]
