@@ -15,24 +15,13 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
-from assets.leaderboards import GROUP_NAME, StatsConfig, numbers
-from assets.metadata import image_metadata, markdown_table
+from assets.leaderboards import ANALYSIS_SETTINGS, GROUP_NAME, StatsConfig, numbers
+from assets.metadata import column_schema, image_metadata, markdown_table
 from assets.partitions import concat_partitions
-from engines.axes.benchmark import AXIS_SCORE_COLUMNS
+from engines.axes.benchmark import AXIS_SCORE_COLUMNS, with_game_seed
 from engines.axes.names import AXES
 from engines.stats.analysis import Analysis, analyse
 from engines.stats.capability import PROFILE_COLUMNS
-
-COLUMNS: tuple[dg.TableColumn, ...] = (
-    dg.TableColumn("model", "string", description="model"),
-    dg.TableColumn("term", "string", description="intercept or an axis (z-scored)"),
-    dg.TableColumn("coef", "float", description="OLS coefficient, chips/game per SD"),
-    dg.TableColumn("ci_low", "float", description="2.5% clustered-bootstrap percentile"),
-    dg.TableColumn("ci_high", "float", description="97.5% clustered-bootstrap percentile"),
-    dg.TableColumn("p_value", "float", description="two-sided bootstrap p"),
-    dg.TableColumn("q_value", "float", description="Benjamini-Hochberg q over model x axis"),
-    dg.TableColumn("significant", "bool", description="q below 0.05"),
-)
 
 
 def as_frame(axis_scores: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -41,10 +30,7 @@ def as_frame(axis_scores: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataF
     frame = concat_partitions(axis_scores, AXIS_SCORE_COLUMNS)
     if frame.empty:
         raise ValueError("axis_scores has no rows in any partition")
-    if "game_seed" not in frame.columns and "game" in frame.columns:
-        seeds = pd.to_numeric(frame["game"], errors="coerce")
-        frame = frame.loc[seeds.notna()].assign(game_seed=seeds.dropna().astype("int64"))
-    return frame
+    return with_game_seed(frame)
 
 
 def profile_wide(profile: pd.DataFrame) -> pd.DataFrame:
@@ -89,7 +75,6 @@ def profile_metadata(result: Analysis) -> dict[str, Any]:
         markdown["profile"] = markdown_table(profile_wide(t["profile"]), index=True)
     metadata: dict[str, Any] = {
         "dagster/row_count": len(profile_table(result)),
-        "dagster/column_schema": dg.TableSchema(columns=list(COLUMNS)),
         **{k: dg.MetadataValue.md(v) for k, v in markdown.items()},
         "plot_axes": image_metadata(figures["benchmark_axes"], "benchmark on two axes"),
     }
@@ -111,12 +96,15 @@ def build_capability_profiles(
         rng=np.random.default_rng(config.seed),
         config=config.analysis_config(),
     )
-    return profile_table(result), profile_metadata(result)
+    metadata = profile_metadata(result)
+    metadata[ANALYSIS_SETTINGS] = dg.MetadataValue.json(config.analysis_settings().as_json())
+    return profile_table(result), metadata
 
 
 @dg.asset(
     group_name=GROUP_NAME,
     kinds={"pandas", "parquet"},
+    metadata={"dagster/column_schema": column_schema("capability_profiles")},
     description=(
         "Capability profiles: per-model OLS of per-game strengths on the z-scored axes with "
         "clustered-bootstrap intervals and BH; composite complexity, factor analysis, local "

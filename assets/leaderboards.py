@@ -13,20 +13,15 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from assets.metadata import image_metadata, markdown_table
+from assets.metadata import column_schema, image_metadata, markdown_table
 from engines.stats.analysis import Analysis, AnalysisConfig, analyse
+from releases.analysis import AnalysisSettings
 
 GROUP_NAME = "statistics"
 
-COLUMNS: tuple[dg.TableColumn, ...] = (
-    dg.TableColumn("model", "string", description="model (roster name)"),
-    dg.TableColumn("alpha", "float", description="strength, chips/game, sum-to-zero"),
-    dg.TableColumn("ci_low", "float", description="2.5% clustered-bootstrap percentile"),
-    dg.TableColumn("ci_high", "float", description="97.5% clustered-bootstrap percentile"),
-    dg.TableColumn("rank", "int", description="1 = strongest"),
-    dg.TableColumn("matches", "int", description="single-deal matches in complete runs"),
-    dg.TableColumn("tier", "int", description="tier: a new one starts past a non-overlap"),
-)
+ANALYSIS_SETTINGS = "analysis_settings"
+"""Metadata key of the settings an analysis ran with (``AnalysisSettings.as_json``): the
+release reads the latest ``leaderboards`` materialization's to recompute the same numbers."""
 
 
 class StatsConfig(dg.Config):
@@ -38,6 +33,10 @@ class StatsConfig(dg.Config):
 
     def analysis_config(self) -> AnalysisConfig:
         return AnalysisConfig(n_boot=self.bootstrap, n_subsets=self.subsets)
+
+    def analysis_settings(self) -> AnalysisSettings:
+        """Everything the analysis depends on besides the data (recorded as metadata)."""
+        return AnalysisSettings(seed=self.seed, config=self.analysis_config())
 
 
 def numbers(summary: Mapping[str, Any]) -> dict[str, Any]:
@@ -63,7 +62,6 @@ def leaderboard_metadata(result: Analysis) -> dict[str, Any]:
     figures = result.plots()
     metadata: dict[str, Any] = {
         "dagster/row_count": len(t["leaderboard"]),
-        "dagster/column_schema": dg.TableSchema(columns=list(COLUMNS)),
         "leaderboard": dg.MetadataValue.md(markdown_table(t["leaderboard"])),
         "per_game_alpha": dg.MetadataValue.md(markdown_table(t["per_game_alpha"], index=True)),
         "pairwise_margin": dg.MetadataValue.md(markdown_table(t["pairwise_margin"], index=True)),
@@ -90,12 +88,15 @@ def build_leaderboards(
     result = analyse(
         complete_pairs, rng=np.random.default_rng(config.seed), config=config.analysis_config()
     )
-    return result.tables["leaderboard"], leaderboard_metadata(result)
+    metadata = leaderboard_metadata(result)
+    metadata[ANALYSIS_SETTINGS] = dg.MetadataValue.json(config.analysis_settings().as_json())
+    return result.tables["leaderboard"], metadata
 
 
 @dg.asset(
     group_name=GROUP_NAME,
     kinds={"pandas", "parquet"},
+    metadata={"dagster/column_schema": column_schema("leaderboards")},
     description=(
         "Overall leaderboard (sum-to-zero least squares on chip margins, clustered bootstrap "
         "over runs), with per-game strengths, head-to-head tables, Bradley-Terry and robustness "

@@ -23,12 +23,11 @@ from arena.games import resolve_games
 from arena.progress import ProgressReporter
 from arena.tournament.journal import MATCHES, MOVES
 from arena.tournament.runner import run_tournament
-from assets.metadata import contract_check
+from assets.metadata import column_schema, contract_check
 from assets.partitions import BENCHMARK_GAMES
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import GROUP_NAME, roster_from_table
 from engines.tournament import corpus_checks
-from engines.tournament.records import MATCH_SCHEMA, MOVE_SCHEMA
 
 CHECK_NAMES = ("zero_sum", "spec_hash_matches_game", "unique_match_ids")
 
@@ -46,10 +45,6 @@ def partition_folder(data: Path, token: str) -> Path:
     return data / "tournament" / quote(token, safe="-_.")
 
 
-def _schema_columns(schema: object) -> list[dg.TableColumn]:
-    return [dg.TableColumn(f.name, str(f.type)) for f in schema]  # type: ignore[attr-defined]
-
-
 @dg.multi_asset(
     outs={
         "match_corpus": dg.AssetOut(
@@ -57,14 +52,14 @@ def _schema_columns(schema: object) -> list[dg.TableColumn]:
             kinds={"pandas", "parquet"},
             description="Every match (a single deal) of the benchmark game: players, seats, "
             "chips, status, fallbacks, rethinks, tokens, cost.",
-            metadata={"dagster/column_schema": dg.TableSchema(_schema_columns(MATCH_SCHEMA))},
+            metadata={"dagster/column_schema": column_schema("match_corpus")},
         ),
         "match_moves": dg.AssetOut(
             group_name=GROUP_NAME,
             kinds={"pandas", "parquet"},
             description="Every move of those matches: menu, prompt hash, raw reply, action, "
             "fallback and rethink flags, latency, tokens, reasoning.",
-            metadata={"dagster/column_schema": dg.TableSchema(_schema_columns(MOVE_SCHEMA))},
+            metadata={"dagster/column_schema": column_schema("match_moves")},
         ),
     },
     partitions_def=BENCHMARK_GAMES,

@@ -1,4 +1,5 @@
-"""Metadata helpers shared by the assets: Markdown tables and inline PNG plots for the UI."""
+"""Metadata helpers shared by the assets: Markdown tables, inline PNG plots, and the declared
+column schema of a table (``quality.schema``) as Dagster shows it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,36 @@ from typing import Any
 import dagster as dg
 import numpy as np
 import pandas as pd
+
+from quality.schema import TABLES, Column
+
+# Logical column types (quality.schema) -> the column types Dagster's UI shows.
+DAGSTER_TYPES = {
+    "string": "string",
+    "int64": "int",
+    "uint64": "int",
+    "float64": "float",
+    "bool": "bool",
+    "list<string>": "list<string>",
+}
+
+
+def table_column(column: Column) -> dg.TableColumn:
+    """A declared column as a Dagster table column (its unit after the description)."""
+    unit = f" ({column.unit})" if column.unit else ""
+    return dg.TableColumn(
+        column.name, DAGSTER_TYPES[column.type], description=column.description + unit
+    )
+
+
+def declared_columns(name: str) -> tuple[dg.TableColumn, ...]:
+    """The declared columns of table ``name`` (``quality.schema.TABLES``), in order."""
+    return tuple(table_column(c) for c in TABLES[name].columns)
+
+
+def column_schema(name: str) -> dg.TableSchema:
+    """``dagster/column_schema`` of a declared table, for an asset's definition."""
+    return dg.TableSchema(columns=list(declared_columns(name)))
 
 
 def markdown_table(table: pd.DataFrame, index: bool = False, digits: int = 2) -> str:

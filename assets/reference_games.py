@@ -11,18 +11,12 @@ import hashlib
 import dagster as dg
 import pandas as pd
 
+from assets.metadata import declared_columns
 from engines.gbg import ENGINE_VERSION, presets, rulebook
 
 GROUP_NAME = "reference"
 
-COLUMNS: tuple[dg.TableColumn, ...] = (
-    dg.TableColumn("name", "string", description="preset name, as accepted by the CLI"),
-    dg.TableColumn("spec_hash", "string", description="SHA-256 of the canonical spec JSON"),
-    dg.TableColumn("spec_json", "string", description="the GameSpec as canonical JSON"),
-    dg.TableColumn("rulebook", "string", description="the natural-language rulebook"),
-    dg.TableColumn("rulebook_chars", "int", description="length of the rulebook in characters"),
-    dg.TableColumn("engine_version", "string", description="engine version that rendered it"),
-)
+COLUMNS: tuple[dg.TableColumn, ...] = declared_columns("reference_games")
 
 
 def _markdown_table(frame: pd.DataFrame) -> str:

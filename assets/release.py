@@ -1,12 +1,15 @@
 """Stage: ``release_bundle``, the versioned, attested release, published only past every gate.
 
 Thin: ``releases.contents.publish_release`` shapes what the release holds (tables without
-wall-clock columns, the replay rule, rulebooks, figures, the manifest's context), runs the gates
+wall-clock columns, the replay rule, the redacted transcripts, the analysis recomputed from the
+released corpus, rulebooks, figures, data dictionary, the manifest's context), runs the gates
 of ``quality.release_gates`` over the released tables and has ``releases.store`` build, audit
-and publish the bundle (write-audit-publish); this module reads the inputs and attaches
-metadata. The asset's inputs are the
+and publish the bundle (write-audit-publish); this module reads the inputs, finds the settings
+the ``leaderboards`` asset was fit with (:func:`analysis_settings`: its latest materialization
+records them; the defaults when it has none) and attaches metadata. The asset's inputs are the
 tables named in :data:`RELEASE_INPUTS`; a stage joins the release by adding its asset key
-there (and, for a per-game partitioned table, to :data:`PARTITIONED`). For each input this
+there (and, for a per-game partitioned table, to :data:`PARTITIONED`), and its columns to
+``quality.schema``. For each input this
 module also defines a blocking check, ``release_gates``, which runs that table's gates (schema
 and range expectations, rulebook consistency, attestation, parse fallbacks, zero-sum, complete
 pairs) as soon as the table is materialized, so a bad table stops the run before the release
@@ -30,38 +33,47 @@ import dagster as dg
 import pandas as pd
 from pydantic import Field
 
+from assets.leaderboards import ANALYSIS_SETTINGS, StatsConfig
 from assets.metadata import markdown_table
 from assets.partitions import concat_partitions
 from assets.resources import RunProfile
 from engines.axes.benchmark import AXIS_SCORE_COLUMNS
 from engines.gbg import ENGINE_VERSION
-from engines.tournament.records import MATCH_SCHEMA
+from engines.tournament.records import MATCH_SCHEMA, MOVE_SCHEMA
 from quality.expectations import SUITES
 from quality.gates import DEFAULT_MAX_FALLBACK_RATE, GateResult
 from quality.release_gates import GAME_TABLES, MATCH_TABLES, table_gates
+from releases.analysis import AnalysisSettings
 from releases.contents import publish_release, published_row
 from releases.store import STORE_ENV_VAR, default_store
 
 GROUP_NAME = "release"
 
-# The tables a release ships, by asset key, in pipeline order ("axis_scores", partitioned, has
-# not joined yet).
+# The tables a release ships, by asset key, in pipeline order. The release adds the tables it
+# derives from them (axis diagnostics, the analysis, superseded matches: releases.contents).
 RELEASE_INPUTS: list[str] = [
     "reference_games",
     "seed_pool",
     "accepted_games",
     "benchmark_games",
+    "axis_scores",
+    "benchmark_axes",
     "roster",
     "complete_pairs",
+    "match_moves",
     "leaderboards",
     "capability_profiles",
+    "ablations",
 ]
 # Inputs partitioned per game, with their declared columns: they arrive as {partition key:
 # table} and are concatenated (assets.partitions.concat_partitions).
 PARTITIONED: dict[str, tuple[str, ...]] = {
     "axis_scores": AXIS_SCORE_COLUMNS,
     "match_corpus": tuple(MATCH_SCHEMA.names),
+    "match_moves": tuple(MOVE_SCHEMA.names),
 }
+# The asset whose latest materialization records the analysis settings (StatsConfig) it used.
+FITTED_BY = "leaderboards"
 # Inputs whose own blocking checks already guard their contract before anything downstream runs
 # (reference_games: well_formed; accepted_games: conformance_and_rulebooks). They get no
 # release_gates check of their own; their release gates run inside release_bundle.
@@ -98,18 +110,33 @@ def gates_markdown(gates: Mapping[str, GateResult]) -> str:
     return markdown_table(frame)
 
 
+def analysis_settings(instance: dg.DagsterInstance | None) -> AnalysisSettings:
+    """The settings the latest materialization of ``leaderboards`` recorded (its
+    ``analysis_settings`` metadata), else those of the default ``StatsConfig``."""
+    event = instance.get_latest_materialization_event(dg.AssetKey(FITTED_BY)) if instance else None
+    materialization = event.asset_materialization if event is not None else None
+    recorded = materialization.metadata.get(ANALYSIS_SETTINGS) if materialization else None
+    if isinstance(recorded, dg.JsonMetadataValue) and isinstance(recorded.value, dict):
+        return AnalysisSettings.from_json(recorded.value)
+    return StatsConfig().analysis_settings()
+
+
 def build_release(
     loaded: Mapping[str, pd.DataFrame | Mapping[str, pd.DataFrame]],
     profile: Mapping[str, Any],
     config: ReleaseConfig,
+    settings: AnalysisSettings | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The asset's value and metadata, as a plain function (publishes into the store)."""
+    """The asset's value and metadata, as a plain function (publishes into the store);
+    ``settings``: those of the analysis (default: :func:`analysis_settings` without an
+    instance, the default ``StatsConfig``'s)."""
     tables = {
         name: concat_partitions(value, PARTITIONED.get(name, ())) for name, value in loaded.items()
     }
     store = config.store_path()
+    settings = settings or analysis_settings(None)
     published, recorded = publish_release(
-        tables, profile, store, max_fallback_rate=config.max_fallback_rate
+        tables, profile, store, max_fallback_rate=config.max_fallback_rate, analysis=settings
     )
     value = published_row(published)
     entry = published.entry
@@ -126,6 +153,7 @@ def build_release(
         "files": entry["files"],
         "bytes": entry["bytes"],
         "superseded_matches": int(entry.get("superseded_matches") or 0),
+        "analysis_settings": dg.MetadataValue.json(settings.as_json()),
         "gates": dg.MetadataValue.md(gates_markdown(recorded)),
         "tables": dg.MetadataValue.md(markdown_table(tables_md)),
     }
@@ -137,9 +165,10 @@ def build_release(
     kinds={"pandas", "parquet"},
     ins={name: dg.AssetIn(name) for name in RELEASE_INPUTS},
     description=(
-        "The versioned, hash-attested release bundle (tables, rulebooks, plots, manifest, "
-        "integrity card, README, reproducible .tar.gz), published into the release store only "
-        "when every gate passes (write, audit, publish)."
+        "The versioned, hash-attested release bundle (every table of the pipeline and of the "
+        "analysis, redacted transcripts, rulebooks, plots, data dictionary, manifest, integrity "
+        "card, dataset-card README, LICENSE, CITATION.cff, reproducible .tar.gz), published "
+        "into the release store only when every gate passes (write, audit, publish)."
     ),
 )
 def release_bundle(
@@ -148,7 +177,8 @@ def release_bundle(
     profile: RunProfile,
     **tables: Any,
 ) -> dg.Output[pd.DataFrame]:
-    value, metadata = build_release(tables, profile.get().model_dump(), config)
+    settings = analysis_settings(context.instance)
+    value, metadata = build_release(tables, profile.get().model_dump(), config, settings)
     verb = "published" if metadata["newly_published"] else "already published"
     context.log.info(f"{verb} release {metadata['release_id']} at {metadata['release_path'].path}")
     return dg.Output(value, metadata=metadata)

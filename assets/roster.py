@@ -27,35 +27,13 @@ from arena.roster import (
     load_roster,
     roster_json,
 )
-from assets.metadata import markdown_table
+from assets.metadata import declared_columns, markdown_table
 from assets.resources import RunProfile
 
 GROUP_NAME = "tournament"
 DEMO_ROSTER = Path(__file__).with_name("rosters") / "demo.yaml"
 
-COLUMNS: tuple[dg.TableColumn, ...] = (
-    dg.TableColumn("name", "string", description="player name, as in the corpus"),
-    dg.TableColumn("kind", "string", description="builtin | openai | anthropic | gemini | program"),
-    dg.TableColumn(
-        "model", "string", description="built-in agent, the provider's model id or program file"
-    ),
-    dg.TableColumn("endpoint", "string", description="API root URL (empty for built-ins)"),
-    dg.TableColumn("api_key_env", "string", description="NAME of the key's env variable"),
-    dg.TableColumn(
-        "settings", "string", description="request settings / agent params / limits (JSON)"
-    ),
-    dg.TableColumn("response_format", "string", description="JSON mode of the requests"),
-    dg.TableColumn("rethinks", "int", description="retries after an unparsable/illegal reply"),
-    dg.TableColumn("block", "string", description="tournament block"),
-    dg.TableColumn("family", "string", description="model family (optional)"),
-    dg.TableColumn("variant", "string", description="variant within the family (optional)"),
-    dg.TableColumn("input_per_mtok", "float", description="USD per million input tokens"),
-    dg.TableColumn("output_per_mtok", "float", description="USD per million output tokens"),
-    dg.TableColumn("path", "string", description="a program's file (absolute; else empty)"),
-    dg.TableColumn("code_sha256", "string", description="SHA-256 of a program's code"),
-    dg.TableColumn("fingerprint", "string", description="hash of what determines its play"),
-    dg.TableColumn("roster_json", "string", description="the whole roster, canonical JSON"),
-)
+COLUMNS: tuple[dg.TableColumn, ...] = declared_columns("roster")
 
 
 class RosterConfig(dg.Config):

@@ -42,7 +42,11 @@ class Profile(BaseModel):
     axis_budget: BudgetName = Field(description="budget of the five axes")
     builtin_roster_only: bool = Field(description="play only the built-in bots (no API keys)")
     runs_per_matchup: int = Field(gt=0, description="paired deals per (model pair, game)")
-    bootstrap_resamples: int = Field(gt=0, description="B for leaderboard and profile CIs")
+    bootstrap_resamples: int = Field(
+        gt=0,
+        description="B of the ablations' bootstrap intervals (the statistics stages take theirs "
+        "from StatsConfig.bootstrap, 2,000 by default; a release records it in `analysis`)",
+    )
     ablation_games: int = Field(
         ge=0, description="benchmark games the ablations add to Kuhn and Leduc (selection order)"
     )

@@ -9,9 +9,12 @@ them the canvas, the fonts and the colours, and turns the figure into bytes:
 - :func:`canvas` is a context manager: it applies :data:`STYLE` (through
   ``matplotlib.rc_context``, restored on exit), makes a ``Figure`` with its own Agg canvas and
   a row of axes (no pyplot, no backend switch, no global figure registry), lets the caller
-  draw, and on exit writes the PNG into ``Canvas.png``;
-- the PNG carries no metadata (matplotlib's ``Software`` entry names its version; PNG has no
-  timestamp), so the bytes depend on the data and the style only.
+  draw, and on exit writes the image into ``Canvas.image``: PNG, or SVG inside
+  :func:`image_format` ``("svg")`` (a release ships both; every figure function returns
+  ``Canvas.image``, so it draws in either format unchanged);
+- neither format carries metadata (matplotlib's ``Software``/``Creator`` entries name its
+  version, SVG's ``Date`` is the clock) and SVG element ids come from a fixed salt, so the bytes
+  depend on the data and the style only.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import matplotlib as mpl
 from matplotlib.axes import Axes
@@ -51,22 +55,47 @@ STYLE: dict[RcKeyType, Any] = {
     "grid.alpha": GRID_ALPHA,
     "axes.spines.top": False,
     "axes.spines.right": False,
+    "svg.hashsalt": "genstrat",  # SVG ids from a fixed salt, not from random numbers
+    "svg.fonttype": "path",  # glyphs as paths: the same drawing without the fonts installed
 }
+
+ImageFormat = Literal["png", "svg"]
+_FORMAT: ContextVar[ImageFormat] = ContextVar("genstrat_image_format", default="png")
+_METADATA: dict[ImageFormat, dict[str, Any]] = {
+    "png": {"Software": None},
+    "svg": {"Creator": None, "Date": None},
+}
+
+
+@contextmanager
+def image_format(name: ImageFormat) -> Iterator[None]:
+    """Figures drawn inside this block are written as ``name`` (``"png"``, the default, or
+    ``"svg"``)."""
+    if name not in _METADATA:
+        raise ValueError(f"image format must be one of {', '.join(_METADATA)}, got {name!r}")
+    token = _FORMAT.set(name)
+    try:
+        yield
+    finally:
+        _FORMAT.reset(token)
 
 
 @dataclass
 class Canvas:
-    """A figure being drawn, its axes (left to right), and its PNG once drawing is done."""
+    """A figure being drawn, its axes (left to right), and its image (PNG or SVG bytes) once
+    drawing is done."""
 
     figure: Figure
     axes: list[Axes]
-    png: bytes = field(default=b"")
+    image: bytes = field(default=b"")
 
 
 @contextmanager
 def canvas(width: float, height: float, columns: int = 1) -> Iterator[Canvas]:
-    """A ``width`` x ``height`` inch figure with ``columns`` axes in the house style; its PNG
-    bytes are in ``Canvas.png`` after the ``with`` block."""
+    """A ``width`` x ``height`` inch figure with ``columns`` axes in the house style; its image
+    (in the format of :func:`image_format`, PNG by default) is in ``Canvas.image`` after the
+    ``with`` block."""
+    kind = _FORMAT.get()
     with mpl.rc_context(STYLE):
         figure = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
         FigureCanvasAgg(figure)
@@ -74,8 +103,8 @@ def canvas(width: float, height: float, columns: int = 1) -> Iterator[Canvas]:
         drawing = Canvas(figure, axes)
         yield drawing
         buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
-        drawing.png = buffer.getvalue()
+        figure.savefig(buffer, format=kind, dpi=DPI, metadata=_METADATA[kind])
+        drawing.image = buffer.getvalue()
 
 
 def reference_line(ax: Axes, x: float = 0.0) -> None:

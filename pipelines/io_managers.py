@@ -10,6 +10,10 @@ destination folder, is flushed to disk, made readable by others (0644), and repl
 file with ``os.replace``; a reader never sees half a file and a crashed write leaves the
 previous version in place.
 
+Every stored table's metadata carries its columns (``stored_columns`` and
+``dagster/column_schema``): the declared type, unit and description of every column that the
+data dictionary (``quality.schema``) declares, the type of its values for any other.
+
 Reading a partitioned upstream asset returns a ``DataFrame`` when the consuming step is itself
 partitioned and maps to exactly one upstream partition; otherwise (an unpartitioned consumer,
 or a mapping to several partitions) it returns ``dict[partition key, DataFrame]``.
@@ -25,7 +29,9 @@ import numpy as np
 import pandas as pd
 
 from arena.files import atomic_write
+from assets.metadata import table_column
 from assets.resources import ProjectPaths
+from quality.schema import TABLES
 
 # Characters kept as they are in a partition key's file name; anything else is %-escaped so that
 # a key can never name another folder.
@@ -52,11 +58,16 @@ PREVIEW_CHARS = 80
 _DAGSTER_TYPES = {"b": "bool", "i": "int", "u": "int", "f": "float", "M": "datetime"}
 
 
-def table_schema(frame: pd.DataFrame) -> dg.TableSchema:
-    """The stored table's columns and their types, as Dagster's UI shows a table schema."""
+def table_schema(frame: pd.DataFrame, table: str | None = None) -> dg.TableSchema:
+    """The stored table's columns, as Dagster's UI shows a table schema: a column that the
+    data dictionary (``quality.schema``) declares for ``table`` with its declared type, unit and
+    description, any other with the type of its values."""
+    declared = {c.name: c for c in TABLES[table].columns} if table in TABLES else {}
     return dg.TableSchema(
         columns=[
-            dg.TableColumn(str(name), _DAGSTER_TYPES.get(dtype.kind, "string"))
+            table_column(declared[str(name)])
+            if str(name) in declared
+            else dg.TableColumn(str(name), _DAGSTER_TYPES.get(dtype.kind, "string"))
             for name, dtype in frame.dtypes.items()
         ]
     )
@@ -109,12 +120,14 @@ class ParquetIOManager(dg.ConfigurableIOManager):
         partition_key = context.partition_key if context.has_asset_partitions else None
         path = self.asset_path(asset_key, partition_key)
         size = write_parquet_atomically(obj, path)
+        schema = table_schema(obj, asset_key.to_user_string())
         context.add_output_metadata(
             {
                 "path": dg.MetadataValue.path(str(path)),
                 "parquet_bytes": size,
                 "preview": table_preview(obj),
-                "stored_columns": dg.MetadataValue.table_schema(table_schema(obj)),
+                "stored_columns": dg.MetadataValue.table_schema(schema),
+                "dagster/column_schema": schema,
             }
         )
 

@@ -17,6 +17,8 @@ The corpus checks are written once, in ``engines.tournament.corpus_checks`` (the
   games it was played on.
 - :func:`zero_sum`: chip conservation and the margin identity of every match.
 - :func:`complete_pairs`: every run is two seat-swapped deals, both complete.
+- :func:`reproduction`: tables recomputed from the released data equal the published ones
+  (every published number can be recomputed from the bundle alone).
 
 The great_expectations suites are in ``quality.expectations``, the redaction scan in
 ``quality.redaction`` and the manifest check in ``quality.attestation``.
@@ -28,6 +30,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from engines.gbg import GameSpec, consistency_errors, rulebook
@@ -174,3 +177,60 @@ def complete_pairs(pairs: pd.DataFrame) -> GateResult:
     """Every run (game seed, run id, play seed) is exactly two decided deals with the seats
     swapped (``engines.tournament.corpus_checks.paired_runs``)."""
     return GateResult.of(corpus_checks.paired_runs(pairs))
+
+
+# Numbers recomputed from the same data by the same code agree to rounding: the fits are
+# deterministic, but a BLAS may sum in another order on another machine.
+REPRODUCTION_RTOL = 1e-9
+REPRODUCTION_ATOL = 1e-12
+
+
+def table_difference(published: pd.DataFrame, recomputed: pd.DataFrame) -> tuple[str | None, float]:
+    """How two tables differ: ``(None, largest absolute numeric difference)`` when they agree
+    (same columns and rows, equal text, numbers within the tolerance, missing where the other is
+    missing), else ``(what differs first, that difference)``."""
+    if list(published.columns) != list(recomputed.columns):
+        return f"columns {list(published.columns)} vs {list(recomputed.columns)}", float("nan")
+    if len(published) != len(recomputed):
+        return f"{len(published)} rows vs {len(recomputed)}", float("nan")
+    largest = 0.0
+    for column in published.columns:
+        a = published[column].reset_index(drop=True)
+        b = recomputed[column].reset_index(drop=True)
+        numeric = pd.api.types.is_numeric_dtype(a) and pd.api.types.is_numeric_dtype(b)
+        if numeric and not (pd.api.types.is_bool_dtype(a) or pd.api.types.is_bool_dtype(b)):
+            x, y = a.to_numpy(dtype=float), b.to_numpy(dtype=float)
+            missing = np.isnan(x) | np.isnan(y)
+            gap = np.abs(x - y)
+            if (np.isnan(x) != np.isnan(y)).any():
+                return f"{column}: missing in one table only", float("nan")
+            if (gap[~missing] > REPRODUCTION_ATOL + REPRODUCTION_RTOL * np.abs(y[~missing])).any():
+                return f"{column} differs by up to {float(gap[~missing].max()):.3g}", float(
+                    gap[~missing].max()
+                )
+            largest = max(largest, float(gap[~missing].max()) if (~missing).any() else 0.0)
+        elif not (a.isna() == b.isna()).all() or not (a[a.notna()] == b[b.notna()]).all():
+            return f"{column}: values differ", float("nan")
+    return None, largest
+
+
+def reproduction(pairs: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]]) -> GateResult:
+    """Gate: each published table (``{name: (published, recomputed)}``) equals the table
+    recomputed from the released data (:func:`table_difference`); passed, as not applicable,
+    when there is nothing to compare."""
+    if not pairs:
+        return GateResult(True, {"tables": 0}, "not applicable: nothing recomputed")
+    figures: dict[str, Any] = {}
+    for name, (published, recomputed) in pairs.items():
+        problem, gap = table_difference(published, recomputed)
+        shown = gap if np.isfinite(gap) else None  # JSON has no NaN
+        figures[name] = {"rows": len(published), "max_abs_difference": shown}
+        if problem is not None:
+            return GateResult(
+                False,
+                figures,
+                f"{name}: the release's own recomputation differs ({problem}); "
+                f"rematerialize {name} from the released data and settings",
+            )
+    names = ", ".join(pairs)
+    return GateResult(True, figures, f"recomputed from the released data: {names}")

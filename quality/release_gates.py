@@ -8,7 +8,11 @@ stage to the release adds its gates without touching the release code:
 - match tables (:data:`MATCH_TABLES`): parse fallbacks, zero-sum, match attestation against
   the frozen games (``benchmark_games``, else ``accepted_games`` with the presets of
   ``reference_games``), and for ``complete_pairs`` the complete-pairs gate;
-- every table with a suite in ``quality.expectations.SUITES``: the great_expectations suite.
+- every table with a suite in ``quality.expectations.SUITES``: the great_expectations suite
+  (a table stored one row per partition, such as ``axis_scores``, is checked with one row per
+  game instead, since a release concatenates its partitions: :func:`release_suite`);
+- every table: the ``schema`` gate (``quality.schema``: every column declared and typed as
+  declared), also over tables released without other gates (the superseded matches).
 
 :func:`release_gates` runs them all and folds the results into one verdict per gate name, with
 the figures of each table; a gate with no table to guard is recorded as not applicable (passed).
@@ -21,7 +25,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from quality.expectations import SUITES, expectations_gate
+from quality.expectations import SUITES, Expectation, expectations_gate
 from quality.gates import (
     DEFAULT_MAX_FALLBACK_RATE,
     GateResult,
@@ -33,12 +37,14 @@ from quality.gates import (
     rulebook_consistency,
     zero_sum,
 )
+from quality.schema import schema_gate
 
 GAME_TABLES = ("reference_games", "accepted_games", "benchmark_games")
 MATCH_TABLES = ("match_corpus", "complete_pairs")
 # The gates of a release, in the order of its integrity card (the redaction scan comes last).
 GATE_NAMES = (
     "expectations",
+    "schema",
     "rulebook_consistency",
     "attestation",
     "parse_fallbacks",
@@ -68,6 +74,23 @@ def frozen_games(tables: Mapping[str, pd.DataFrame]) -> dict[int, str] | None:
     return frozen
 
 
+# Tables stored one row per partition (game): their suites expect one row per partition file; a
+# release concatenates the partitions, where the expectation becomes one row per game (column).
+ONE_ROW_PER = {"axis_scores": "game"}
+
+
+def release_suite(name: str, concatenated: bool) -> tuple[Expectation, ...]:
+    """The suite of table ``name``; for a concatenated per-partition table, with its one-row
+    expectation replaced by the uniqueness of its partition column."""
+    suite = SUITES[name]
+    if not concatenated or name not in ONE_ROW_PER:
+        return suite
+    unique: Expectation = ("ExpectColumnValuesToBeUnique", {"column": ONE_ROW_PER[name]})
+    return tuple(
+        unique if kind == "ExpectTableRowCountToEqual" else (kind, kw) for kind, kw in suite
+    )
+
+
 def table_gates(
     name: str,
     frame: pd.DataFrame,
@@ -76,15 +99,19 @@ def table_gates(
     games: Mapping[int, str] | None = None,
     max_fallback_rate: float = DEFAULT_MAX_FALLBACK_RATE,
     with_expectations: bool = True,
+    concatenated: bool = False,
 ) -> dict[str, GateResult]:
     """Every gate that guards the table ``name``, keyed by gate name.
 
     ``games`` (game seed to spec hash) are the frozen games a match table is attested against;
     without them a match table's attestation is left to the caller (see :func:`release_gates`).
+    ``concatenated``: the table holds every partition of a per-partition asset
+    (:func:`release_suite`).
     """
     out: dict[str, GateResult] = {}
     if with_expectations and name in SUITES:
-        out["expectations"] = expectations_gate(frame, SUITES[name], name)
+        out["expectations"] = expectations_gate(frame, release_suite(name, concatenated), name)
+    out["schema"] = schema_gate(name, frame)
     if name in GAME_TABLES:
         out["rulebook_consistency"] = rulebook_consistency(frame)
         out["attestation"] = game_attestation(frame, engine_version)
@@ -124,8 +151,13 @@ def release_gates(
     engine_version: str,
     max_fallback_rate: float = DEFAULT_MAX_FALLBACK_RATE,
     with_expectations: bool = True,
+    schema_only: Mapping[str, pd.DataFrame] | None = None,
 ) -> dict[str, GateResult]:
-    """Run every gate that applies to ``tables`` and fold the results (see :func:`fold`)."""
+    """Run every gate that applies to ``tables`` and fold the results (see :func:`fold`).
+
+    Tables are as released: a per-partition table holds every partition (:func:`release_suite`).
+    ``schema_only``: tables released beside them that only the schema gate checks.
+    """
     games = frozen_games(tables)
     per_table: dict[str, dict[str, GateResult]] = {
         name: table_gates(
@@ -135,9 +167,12 @@ def release_gates(
             games=games,
             max_fallback_rate=max_fallback_rate,
             with_expectations=with_expectations,
+            concatenated=True,
         )
         for name, frame in tables.items()
     }
+    for name, frame in (schema_only or {}).items():
+        per_table[name] = {"schema": schema_gate(name, frame)}
     if games is None:
         for name in MATCH_TABLES:
             if name in per_table:

@@ -8,10 +8,11 @@ researcher cites, so it must be exactly reproducible and tamper-evident. Layout:
       tables/<name>.parquet     one per table
       <text and image paths>    e.g. rulebooks/kuhn.md, plots/seed_pool.png
       integrity.json            each gate: verdict, figures, message
-      README.md                 for readers
+      README.md                 for readers: the leaderboard first, and a dataset card
+      CITATION.cff              how to cite this release (Citation File Format 1.2.0)
       manifest.json             every file above: sha256, bytes; rows and content hash of tables;
-                                code and engine versions, profile, roster, generation configs,
-                                versioned-results figures
+                                code and engine versions, its commit's date, profile, analysis
+                                settings, roster, generation configs, versioned-results figures
       <release_id>.tar.gz       the folder above as a byte-reproducible archive
 
 The release id is ``gs-`` and the first 16 hex digits of a SHA-256 over the whole manifest and
@@ -21,11 +22,13 @@ the identical id and identical bytes; :func:`derive_release_id` recomputes it fr
 and ``verify`` recomputes each file's hashes, so an edit of any file or of the manifest shows.
 
 Steps of :func:`build_bundle`:
-1. write the tables (Parquet, no index), texts and images into a fresh work folder;
+1. write the tables (Parquet, no index, with their declared types: ``quality.schema.conform``),
+   texts and images into a fresh work folder;
 2. scan them, and the context, for credentials (the redaction gate);
 3. write ``integrity.json`` from the given gates and the redaction gate;
-4. render ``README.md`` (and any file naming the id) with a placeholder id; derive the id from
-   every file and write it over the placeholder (``bind_release_id``); write ``manifest.json``;
+4. render ``README.md``, ``CITATION.cff`` (and any file naming the id) with a placeholder
+   id; derive the id from every file and write it over the placeholder (``bind_release_id``);
+   write ``manifest.json``;
 5. write ``<release_id>.tar.gz``; rename the work folder to ``<root>/<release_id>``.
 """
 
@@ -52,17 +55,18 @@ from engines.gbg import ENGINE_VERSION
 from quality.attestation import canonical_json, file_sha256, table_content_hash
 from quality.gates import GateResult
 from quality.redaction import redaction_scan
+from quality.schema import arrow_table
 from releases.archive import write_archive
 from releases.identity import PLACEHOLDER, bind_release_id
 from releases.identity import derive_release_id as derive_release_id
-from releases.readme import render_readme
+from releases.readme import CITATION, render_citation, render_readme
 from releases.report import render_report
 
 FORMAT = "genstrat-release/2"
 RELEASE_ID_PATTERN = re.compile(r"^gs-[0-9a-f]{16}$")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
 PATH_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)*$")
-RESERVED = ("manifest.json", "integrity.json", "README.md")
+RESERVED = ("manifest.json", "integrity.json", "README.md", CITATION)
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -92,13 +96,47 @@ def code_version() -> str:
     return f"git:{head}" + ("+dirty" if dirty else "")
 
 
+@functools.lru_cache(maxsize=8)
+def code_date(version: str) -> str | None:
+    """The date (``YYYY-MM-DD``, UTC) of the commit a ``git:<commit>[+dirty]`` code version
+    names, or ``None`` (another kind of version, or no git)."""
+    if not version.startswith("git:"):
+        return None
+    commit = version.removeprefix("git:").removesuffix("+dirty")
+    try:
+        date = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(PROJECT_ROOT),
+                "show",
+                "-s",
+                "--format=%cd",
+                "--date=format-local:%Y-%m-%d",
+                commit,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
+            env={**os.environ, "TZ": "UTC"},
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return date if re.fullmatch(r"\d{4}-\d{2}-\d{2}", date) else None
+
+
 @dataclass(frozen=True)
 class ReleaseContext:
     """What a release records besides its files (DESIGN.md, "Release bundle").
 
     ``code_version`` and ``engine_version`` left unset mean the running code's
-    (:func:`code_version`, ``engines.gbg.ENGINE_VERSION``). ``results`` holds the figures of
-    the versioned results (``releases.versioned.VersionedResults.summary``).
+    (:func:`code_version`, ``engines.gbg.ENGINE_VERSION``); ``date`` left unset means the code
+    version's commit date (:func:`code_date`; none for a version that is not a commit).
+    ``results`` holds the figures of the versioned results
+    (``releases.versioned.VersionedResults.summary``), ``analysis`` the settings of the analysis
+    the release recomputed (``releases.analysis.AnalysisSettings.as_json``). ``date`` and
+    ``analysis`` appear in the manifest only when set.
     """
 
     profile: str
@@ -109,18 +147,26 @@ class ReleaseContext:
     code_version: str | None = None
     engine_version: str | None = None
     title: str = "GENSTRAT release"
+    date: str | None = None
+    analysis: Mapping[str, Any] = field(default_factory=dict)
 
     def payload(self) -> dict[str, Any]:
         """The context as it appears in the manifest (JSON values only)."""
-        payload = {
+        version = self.code_version or code_version()
+        payload: dict[str, Any] = {
             "title": self.title,
-            "code_version": self.code_version or code_version(),
+            "code_version": version,
             "engine_version": self.engine_version or ENGINE_VERSION,
             "profile": {"name": self.profile, **dict(self.profile_settings)},
             "roster": [dict(player) for player in self.roster],
             "generation_configs": dict(self.generation_configs),
             "results": dict(self.results),
         }
+        date = self.date or code_date(version)
+        if date:
+            payload["date"] = date
+        if self.analysis:
+            payload["analysis"] = dict(self.analysis)
         # One JSON round trip: what is hashed is exactly what a reader of manifest.json sees.
         loaded: dict[str, Any] = json.loads(canonical_json(payload))
         return loaded
@@ -147,10 +193,11 @@ def check_names(
         seen.add(path)
 
 
-def write_table(frame: pd.DataFrame, path: Path) -> None:
-    """Write a table as Parquet without the index; the bytes depend only on the values and
-    the library versions."""
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+def write_table(frame: pd.DataFrame, path: Path, name: str | None = None) -> None:
+    """Write a table as Parquet without the index, a declared table (``name``) with its declared
+    types (``quality.schema.arrow_table``); the bytes depend only on the values and the library
+    versions."""
+    table = arrow_table(name, frame) if name else pa.Table.from_pandas(frame, preserve_index=False)
     pq.write_table(table, path, compression="snappy")
 
 
@@ -214,12 +261,14 @@ def build_bundle(
         release_id = PLACEHOLDER  # until every file is written (releases.identity)
         manifest: dict[str, Any] = {"format": FORMAT, "release_id": release_id, **payload}
         manifest["files"] = entries
-        (work / "README.md").write_text(render_readme(manifest, card), encoding="utf-8")
+        (work / "README.md").write_text(render_readme(manifest, card, tables), encoding="utf-8")
         entries.append(_entry(work, "README.md", "readme"))
         for name, content in render_report(tables, texts, images, manifest, integrity=card).items():
             (work / "report" / name).parent.mkdir(parents=True, exist_ok=True)
             (work / "report" / name).write_bytes(content)
             entries.append(_entry(work, f"report/{name}", "report"))
+        (work / CITATION).write_text(render_citation(manifest), encoding="utf-8")
+        entries.append(_entry(work, CITATION, "citation"))
         manifest["files"] = sorted(entries, key=lambda e: e["path"])
         manifest = bind_release_id(work, manifest)
         release_id = str(manifest["release_id"])
@@ -249,7 +298,7 @@ def _write_data(
     (work / "tables").mkdir()
     for name, frame in sorted(tables.items()):
         relative = f"tables/{name}.parquet"
-        write_table(frame, work / relative)
+        write_table(frame, work / relative, name)
         entry = _entry(work, relative, "table")
         entry["rows"] = len(frame)
         entry["columns"] = [str(c) for c in frame.columns]

@@ -2,12 +2,16 @@
 
 Why it exists: choosing and shaping what a release ships is the release's business, not the
 asset's. From the run's tables this module derives the released tables (wall-clock columns
-left out, the replay rule applied to the matches), the rulebooks as players read them, the
-figures, and the context the manifest records (profile, roster with request settings, the
-generation configs, the versioned-results figures); it publishes them past every gate
-(``quality.release_gates``, ``releases.store.publish``) and describes the published release in
-one row. The ``release_bundle`` asset (``assets/release.py``) reads its inputs, calls
-:func:`publish_release` and attaches metadata; nothing here imports Dagster.
+left out, the replay rule applied to the matches, the transcripts of the released matches with
+credentials redacted, the axis diagnostics of Table 3 and Appendix D), the analysis recomputed
+from them (``releases.analysis``: every table of Sections 6-7 and its figures), the rulebooks
+as players read them, the data dictionary (``SCHEMA.md``, ``schema.json``) and the data licence,
+the figures, and the context the manifest records (profile, analysis settings, roster with
+request settings, the generation configs, the versioned-results figures); it publishes them past
+every gate (``quality.release_gates``, the ``reproduction`` gate, ``releases.store.publish``)
+and describes the published release in one row. The ``release_bundle`` asset
+(``assets/release.py``) reads its inputs, calls :func:`publish_release` and attaches metadata;
+nothing here imports Dagster.
 """
 
 from __future__ import annotations
@@ -17,20 +21,58 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from arena.secrets import MOVE_TEXT_FIELDS, environment_secrets, redact_all
+from engines.axes.benchmark import diagnostics_tables
 from engines.gbg import ENGINE_VERSION, GameSpec, rulebook
 from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig
-from quality.gates import GateResult
+from quality.gates import GateResult, reproduction
 from quality.release_gates import MATCH_TABLES, release_gates
+from releases.analysis import (
+    AnalysisSettings,
+    ReleasedAnalysis,
+    analyse_release,
+    reproduction_pairs,
+)
 from releases.bundle import ReleaseContext
+from releases.dictionary import LICENSE_TEXT, schema_json, schema_markdown
 from releases.store import Published, publish
 from releases.versioned import newest_results
 
-WALL_CLOCK_COLUMNS: tuple[str, ...] = ("started_at", "finished_at", "duration_s")
-"""Columns that record when and how long something ran on this machine, not what happened:
-they stay in the assets (operations) and are left out of a release, so replaying a tournament
-from its response cache on another day publishes the same release id."""
+WALL_CLOCK_COLUMNS: tuple[str, ...] = (
+    "started_at",
+    "finished_at",
+    "duration_s",
+    "latency_s",
+    "seconds",
+    "rerun_seconds",
+)
+"""Columns that record when and how long something ran on this machine, not what happened (a
+match's times, a move's latency, the axes' computing time): they stay in the assets
+(operations) and are left out of a release, so replaying a tournament from its response cache
+on another day, or the same run on another machine, publishes the same release id."""
+
+TRANSCRIPTS = "match_moves"
+TRANSCRIPT_TEXT: tuple[str, ...] = MOVE_TEXT_FIELDS
+"""The free-text columns of the transcripts (what a model wrote), redacted again before release
+(the tournament redacts them as it records them; a release redacts with the secrets of the
+machine that publishes it)."""
+
+AXIS_DIAGNOSTICS = "axis_diagnostics"
+AXIS_CORRELATIONS = "axis_correlations"
+DIAGNOSTIC_NAMES = {
+    "median sampling error": "median_sampling_error",
+    "seat agreement (rho)": "seat_agreement",
+    "rerun correlation (rho)": "rerun_correlation",
+    "VIF": "vif",
+}
+"""``engines.axes.benchmark.diagnostics_tables``' display names and the released column names."""
+
+LICENSE_PATH = "LICENSE"
+SCHEMA_MARKDOWN = "SCHEMA.md"
+SCHEMA_JSON = "schema.json"
 
 RULEBOOK_SOURCES: tuple[tuple[str, ...], ...] = (
     ("reference_games",),
@@ -61,12 +103,69 @@ ROSTER_FIELDS = (
 SUPERSEDED = "superseded_matches"
 
 
+def redacted(value: Any, secrets: tuple[str, ...]) -> Any:
+    """A transcript cell with credentials redacted (``arena.secrets.redact_all`` without the
+    ``NAME_KEY=value`` rule: a model's reply keeps its words, ``{"monkey": 3}`` is no secret):
+    text, or every text of a list; anything else (a missing value) as it is."""
+    if isinstance(value, str):
+        return redact_all(value, secrets, assignments=False)
+    if isinstance(value, list | tuple | np.ndarray):
+        return [redacted(v, secrets) if isinstance(v, str) else v for v in value]
+    return value
+
+
+def transcripts(
+    moves: pd.DataFrame,
+    released: Mapping[str, pd.DataFrame],
+    secrets: tuple[str, ...] | None = None,
+) -> pd.DataFrame:
+    """The moves a release ships: those of its released matches (every released match table's
+    ``match_id``; all moves when it releases no match table), in their order, with the free
+    text (:data:`TRANSCRIPT_TEXT`) redacted of ``secrets`` (default: the values of the
+    environment's secret-looking variables, the values the redaction gate searches for) and of
+    anything shaped like a credential (:func:`redacted`)."""
+    secrets = environment_secrets() if secrets is None else secrets
+    matches = [released[n] for n in (*MATCH_TABLES, SUPERSEDED) if n in released]
+    kept = moves
+    if matches and "match_id" in moves.columns:
+        ids = set().union(*(set(m["match_id"]) for m in matches if "match_id" in m.columns))
+        kept = moves.loc[moves["match_id"].isin(ids)]
+    kept = kept.reset_index(drop=True)
+    for column in TRANSCRIPT_TEXT:
+        if column in kept.columns:  # the column's dtype kept: missing text stays missing text
+            values = [redacted(v, secrets) for v in kept[column]]
+            kept[column] = pd.Series(values, index=kept.index, dtype=kept[column].dtype)
+    return kept
+
+
+def axis_diagnostics(benchmark: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Table 3 (per axis) and Appendix D (pairs of axes) of the benchmark, as released."""
+    found = diagnostics_tables(benchmark)
+    per_axis = found["per_axis"].rename(columns=DIAGNOSTIC_NAMES)
+    per_axis = per_axis.astype({c: "float64" for c in DIAGNOSTIC_NAMES.values()})
+    pairs = found["pairs"]
+    split = pairs["pair"].astype(str).str.split("~", n=1, expand=True)
+    correlations = pd.DataFrame(
+        {
+            "axis_a": split[0].astype(str),
+            "axis_b": split[1].astype(str),
+            "rho": pairs["rho"].astype("float64"),
+        }
+    )
+    return {AXIS_DIAGNOSTICS: per_axis, AXIS_CORRELATIONS: correlations}
+
+
 def release_tables(
     tables: Mapping[str, pd.DataFrame],
+    secrets: tuple[str, ...] | None = None,
 ) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
-    """The tables to release (wall-clock columns left out), with the replay rule applied to the
-    match table(s) and the superseded matches as a table of their own when there are any; and
-    the versioned-results figures for the manifest."""
+    """The tables to release and the versioned-results figures for the manifest.
+
+    Steps: leave out the wall-clock columns; apply the replay rule to the match table(s), the
+    superseded matches becoming a table of their own when there are any; keep the transcripts
+    of the released matches, redacted (:func:`transcripts`); add the axis diagnostics when the
+    benchmark's axes are released (:func:`axis_diagnostics`).
+    """
     released = {
         name: table.drop(columns=list(WALL_CLOCK_COLUMNS), errors="ignore")
         for name, table in tables.items()
@@ -79,6 +178,10 @@ def release_tables(
             if len(versioned.superseded):
                 released[SUPERSEDED] = versioned.superseded.reset_index(drop=True)
             results = versioned.summary()
+    if TRANSCRIPTS in released:
+        released[TRANSCRIPTS] = transcripts(released[TRANSCRIPTS], released, secrets)
+    if "benchmark_axes" in released and not released["benchmark_axes"].empty:
+        released.update(axis_diagnostics(tables["benchmark_axes"]))
     return released, results
 
 
@@ -104,8 +207,13 @@ def rulebook_texts(tables: Mapping[str, pd.DataFrame]) -> dict[str, str]:
 
 
 def plot_images(tables: Mapping[str, pd.DataFrame]) -> dict[str, bytes]:
-    """The release's figures: the picture of the seed pool (more join with their stages)."""
-    images: dict[str, bytes] = {}
+    """The release's figures of its tables, as PNG and SVG: the picture of the seed pool
+    (``plots/seed_pool``) and the benchmark games on state space x temporal contingency, each
+    labelled (``plots/benchmark_map``, the paper's Figure 1). The analysis draws the others
+    (``releases.analysis.figures``)."""
+    from engines import plotting
+
+    drawings: dict[str, Any] = {}
     if "seed_pool" in tables:
         from engines.gbg.plots import pool_plot
         from engines.gbg.seed_pool import summarise
@@ -113,7 +221,17 @@ def plot_images(tables: Mapping[str, pd.DataFrame]) -> dict[str, bytes]:
         rows = tables["seed_pool"].to_dict("records")
         for row in rows:
             row["reasons"] = [r for r in str(row.get("reasons") or "").split(",") if r]
-        images["plots/seed_pool.png"] = pool_plot(summarise(rows, 1.0))
+        summary = summarise(rows, 1.0)
+        drawings["seed_pool"] = lambda: pool_plot(summary)
+    if "benchmark_axes" in tables and not tables["benchmark_axes"].empty:
+        from engines.axes.benchmark import benchmark_figure
+
+        benchmark = tables["benchmark_axes"]
+        drawings["benchmark_map"] = lambda: benchmark_figure(benchmark)
+    images: dict[str, bytes] = {}
+    for kind in ("png", "svg"):
+        with plotting.image_format(kind):
+            images.update({f"plots/{name}.{kind}": draw() for name, draw in drawings.items()})
     return images
 
 
@@ -146,17 +264,52 @@ def generation_configs(tables: Mapping[str, pd.DataFrame]) -> dict[str, Any]:
 
 
 def release_context(
-    tables: Mapping[str, pd.DataFrame], profile: Mapping[str, Any], results: Mapping[str, Any]
+    tables: Mapping[str, pd.DataFrame],
+    profile: Mapping[str, Any],
+    results: Mapping[str, Any],
+    analysis: Mapping[str, Any] | None = None,
 ) -> ReleaseContext:
-    """The manifest's context: the profile (``name`` and its settings), roster, generation
-    configs and versioned-results figures."""
+    """The manifest's context: the profile (``name`` and its settings), the settings of the
+    analysis (``releases.analysis.AnalysisSettings.as_json``, when the release has one), roster,
+    generation configs and versioned-results figures."""
     return ReleaseContext(
         profile=str(profile["name"]),
         profile_settings={k: v for k, v in profile.items() if k != "name"},
         roster=roster_records(tables),
         generation_configs=generation_configs(tables),
         results=results,
+        analysis=dict(analysis or {}),
     )
+
+
+def documents(tables: Mapping[str, pd.DataFrame]) -> dict[str, str]:
+    """The reader's documents that depend on the tables only: the data dictionary of the
+    released tables (``SCHEMA.md``, ``schema.json``) and the data licence (``LICENSE``)."""
+    return {
+        SCHEMA_MARKDOWN: schema_markdown(tables),
+        SCHEMA_JSON: schema_json(tables),
+        LICENSE_PATH: LICENSE_TEXT,
+    }
+
+
+def release_analysis(
+    released: Mapping[str, pd.DataFrame], settings: AnalysisSettings
+) -> tuple[ReleasedAnalysis | None, GateResult]:
+    """The analysis of the released corpus and axis scores (``releases.analysis``) and the
+    ``reproduction`` gate: the released ``leaderboards`` and ``capability_profiles`` equal their
+    recomputation. No corpus: no analysis, the gate not applicable; a corpus the analysis
+    refuses: no analysis, the gate failed with the reason."""
+    pairs = released.get("complete_pairs")
+    if pairs is None or pairs.empty:
+        return None, reproduction({})
+    try:
+        analysis = analyse_release(pairs, released.get("axis_scores"), settings)
+    except ValueError as exc:
+        reason = str(exc).splitlines()[0]
+        return None, GateResult(
+            False, {"error": reason}, f"the analysis refused the corpus: {reason}"
+        )
+    return analysis, reproduction(reproduction_pairs(analysis, released))
 
 
 def recorded_gates(folder: Path) -> dict[str, GateResult]:
@@ -174,27 +327,42 @@ def publish_release(
     store: Path,
     *,
     max_fallback_rate: float,
+    analysis: AnalysisSettings | None = None,
 ) -> tuple[Published, dict[str, GateResult]]:
     """Publish the run's ``tables`` into ``store`` past every gate (write, audit, publish).
 
+    ``analysis``: the settings the ``leaderboards`` and ``capability_profiles`` assets were fit
+    with (default: the paper's, as the assets' defaults).
+
     Steps:
     1. the released tables and the versioned-results figures (:func:`release_tables`);
-    2. every release gate over all the tables together (the superseded matches are not gated);
-    3. the manifest's context, the rulebooks and the figures;
-    4. ``releases.store.publish`` (raises ``GateFailed`` naming a failed gate; the store is then
+    2. the analysis of the released corpus with ``analysis`` (:func:`release_analysis`): its
+       tables join the release, its figures the plots;
+    3. every release gate over all the tables together (the superseded matches get the schema
+       gate only), and the ``reproduction`` gate;
+    4. the manifest's context, the rulebooks, the data dictionary, the licence and the figures;
+    5. ``releases.store.publish`` (raises ``GateFailed`` naming a failed gate; the store is then
        left as it was);
-    5. the gates as the published release's integrity card records them.
+    6. the gates as the published release's integrity card records them.
     """
+    settings = analysis or AnalysisSettings()
     released, results = release_tables(tables)
+    analysed, reproduced = release_analysis(released, settings)
+    if analysed is not None:
+        released.update(analysed.tables)
     gates = release_gates(
         {k: v for k, v in released.items() if k != SUPERSEDED},
         engine_version=ENGINE_VERSION,
         max_fallback_rate=max_fallback_rate,
+        schema_only={k: v for k, v in released.items() if k == SUPERSEDED},
     )
-    context = release_context(released, profile, results)
-    published = publish(
-        released, rulebook_texts(released), plot_images(released), context, store, gates=gates
+    gates["reproduction"] = reproduced
+    context = release_context(
+        released, profile, results, settings.as_json() if analysed is not None else None
     )
+    texts = {**rulebook_texts(released), **documents(released)}
+    images = {**plot_images(released), **(analysed.figures if analysed is not None else {})}
+    published = publish(released, texts, images, context, store, gates=gates)
     return published, recorded_gates(published.path)
 
 

@@ -56,8 +56,11 @@ class OpenedRelease:
 
     def analysis_settings(self) -> dict[str, int]:
         """The bootstrap B and seed the release's leaderboards were fitted with."""
-        recorded = self.manifest.get("analysis") or {}
-        return {key: int(recorded.get(key, value)) for key, value in DEFAULT_ANALYSIS.items()}
+        recorded = self.manifest.get("analysis") or {}  # {"n_boot": B, "seed": S, ...}
+        return {
+            "bootstrap": int(recorded.get("n_boot", DEFAULT_ANALYSIS["bootstrap"])),
+            "seed": int(recorded.get("seed", DEFAULT_ANALYSIS["seed"])),
+        }
 
 
 def open_release(target: str | Path, store: Path | None = None) -> OpenedRelease:

@@ -1,31 +1,54 @@
-"""The reader's ``README.md`` inside every release: what the files are and how to check them.
+"""The reader's documents inside every release: ``README.md`` (a dataset card) and ``CITATION.cff``.
 
-Why it exists: a release is read by people who never ran the pipeline. The README says what the
-release is, lists every table with its rows and meaning, shows the integrity card in one table,
-and explains how to verify the hashes with or without GENSTRAT. It is rendered from the manifest
-and the integrity card only, so it is as reproducible as they are; it never contains a date.
+Why it exists: a release is read by people who never ran the pipeline. The README is a dataset
+card: its YAML front matter declares one ``configs`` entry per table (``data_files`` pointing at
+``tables/<name>.parquet``), so ``datasets.load_dataset(<release folder>, "<table>")`` loads a
+table with no network, and its text starts with the leaderboard (the top models with their
+intervals), then lists every table (rows, size, meaning from ``quality.schema``), the figures
+and the documents, shows the integrity card in one table, and explains how to verify the hashes
+with or without GENSTRAT. ``CITATION.cff`` (Citation File Format 1.2.0) cites the release by its
+id, with a reference to the GENSTRAT paper. Both are rendered from the manifest, the integrity
+card and the tables only, so they are as reproducible as those; the only date is the
+manifest's (the code version's commit date), never the clock.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
-# One line per known table (asset key), for readers of the release.
-TABLE_DESCRIPTIONS: dict[str, str] = {
-    "reference_games": "the preset games (Kuhn, Leduc, limit hold'em, ...): spec, hash, rulebook",
-    "seed_pool": "every screened generator seed with its acceptance verdict, reasons, figures",
-    "accepted_games": "the accepted games: seed, spec JSON, spec hash, rulebook",
-    "screening_axes": "the six cheap preliminary axes of every accepted game",
-    "benchmark_games": "the benchmark set chosen from the pool (farthest-point selection)",
-    "axis_scores": "the five axes and their diagnostics for each benchmark game",
-    "roster": "the players: provider, model, request settings, block, family/variant",
-    "match_corpus": "every counted match (one deal): players, chip deltas, status, fallbacks",
-    "complete_pairs": "counted matches of runs whose two seat-swapped deals both completed",
-    "superseded_matches": "matches superseded by a replay under a newer engine version (kept, "
-    "not counted)",
-    "leaderboards": "the overall leaderboard: strength in chips/game with 95% bootstrap interval",
-    "capability_profiles": "per-model slopes on the z-scored axes, bootstrap intervals, BH q",
+import pandas as pd
+
+from quality.schema import TABLES
+
+CITATION = "CITATION.cff"
+DATA_LICENSE_ID = "CC-BY-4.0"  # SPDX; the card's `license` is the Hub's lower-case form
+PAPER_TITLE = "GENSTRAT: Toward a Science of Strategic Reasoning in Large Language Models"
+AUTHORS = "GENSTRAT maintainers"
+PAPER_AUTHORS = "GENSTRAT authors"
+LEADERBOARD = "leaderboards"
+LEADERBOARD_ROWS = 10  # the README shows the top models; the table has them all
+DEFAULT_CONFIG = LEADERBOARD
+
+FIGURE_DESCRIPTIONS: dict[str, str] = {
+    "leaderboard": "the overall leaderboard: alpha with its 95% interval, best first (Table 1)",
+    "per_game_heatmap": "strength of each model on each game (Table 12), games x models",
+    "profile_heatmap": "capability profiles: slopes on the five axes, * where BH-significant "
+    "(Figures 2 and 7)",
+    "benchmark_axes": "the benchmark games on temporal x state space (z-scores), coloured by "
+    "composite complexity",
+    "benchmark_map": "the benchmark games on state space x temporal contingency, labelled "
+    "(Figure 1)",
+    "seed_pool": "the seed pool: rejection reasons and the features of the accepted games",
+}
+DOCUMENTS: dict[str, str] = {
+    "SCHEMA.md": "the data dictionary: every table and column, its type, unit and meaning",
+    "schema.json": "the same, machine-readable",
+    "LICENSE": f"the data licence ({DATA_LICENSE_ID})",
+    CITATION: "how to cite this release",
+    "integrity.json": "each gate's verdict and figures",
+    "manifest.json": "every file's SHA-256 and size; versions, profile, analysis settings, roster",
 }
 
 
@@ -42,15 +65,99 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def render_readme(manifest: Mapping[str, Any], integrity: Mapping[str, Any]) -> str:
-    """The README of a release from its manifest (without README and manifest entries) and its
-    integrity card."""
+def _table_entries(manifest: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(table name, manifest entry)`` of every table, in manifest order."""
+    return [
+        (str(e["path"]).removeprefix("tables/").removesuffix(".parquet"), e)
+        for e in manifest["files"]
+        if e.get("role") == "table"
+    ]
+
+
+def front_matter(manifest: Mapping[str, Any]) -> list[str]:
+    """The dataset card's YAML: licence, name, tags and one ``configs`` entry per table with
+    rows (``datasets`` cannot load a Parquet file without rows), the leaderboard the default."""
+    lines = [
+        "---",
+        f"license: {DATA_LICENSE_ID.lower()}",
+        f"pretty_name: {json.dumps('GENSTRAT release ' + str(manifest['release_id']))}",
+        "tags:",
+        "- benchmark",
+        "- games",
+        "- strategic-reasoning",
+        "configs:",
+    ]
+    for name, entry in _table_entries(manifest):
+        if not entry.get("rows"):
+            continue
+        lines.append(f"- config_name: {json.dumps(name)}")
+        if name == DEFAULT_CONFIG:
+            lines.append("  default: true")
+        lines += [
+            "  data_files:",
+            "  - split: train",
+            f"    path: {json.dumps(str(entry['path']))}",
+        ]
+    return [*lines, "---", ""]
+
+
+def _figure(summary: pd.DataFrame | None, name: str) -> float | None:
+    if summary is None or "figure" not in summary.columns:
+        return None
+    found = summary.loc[summary["figure"] == name, "value"]
+    return float(found.iloc[0]) if len(found) and pd.notna(found.iloc[0]) else None
+
+
+def leaderboard_section(
+    manifest: Mapping[str, Any], tables: Mapping[str, pd.DataFrame]
+) -> list[str]:
+    """The top of the leaderboard with intervals, and how it was fit (empty without one)."""
+    board = tables.get(LEADERBOARD)
+    if board is None or board.empty or not {"model", "alpha", "rank"} <= set(board.columns):
+        return []
+    analysis = manifest.get("analysis") or {}
+    summary = tables.get("analysis_summary")
+    games, deals = _figure(summary, "games"), _figure(summary, "paired_deals")
+    fit = "Strength alpha in chips per game (least squares on chip margins, summing to zero over"
+    fit += " the models) with its 95% clustered-bootstrap interval"
+    if analysis.get("n_boot"):
+        fit += f" (B = {int(analysis['n_boot']):,} resamples of runs)"
+    if games is not None and deals is not None:
+        fit += f", from {int(deals):,} paired deals on {int(games)} games"
+    top = board.sort_values("rank").head(LEADERBOARD_ROWS)
+    lines = ["## Leaderboard", "", fit + ".", "", "| rank | model | alpha | 95% interval | tier |"]
+    lines.append("|---|---|---|---|---|")
+    for row in top.to_dict("records"):
+        interval = (
+            f"[{row.get('ci_low', float('nan')):+.2f}, {row.get('ci_high', float('nan')):+.2f}]"
+        )
+        tier = row.get("tier", "–")
+        lines.append(
+            f"| {int(row['rank'])} | {_cell(row['model'])} | {float(row['alpha']):+.2f} | "
+            f"{interval} | {tier} |"
+        )
+    more = len(board) - len(top)
+    where = "`tables/leaderboards.parquet`" + (f" ({more} more models)" if more > 0 else "")
+    figure = "plots/leaderboard.png"
+    lines += ["", f"All of it: {where}; the figure: `{figure}`.", ""]
+    return lines
+
+
+def render_readme(
+    manifest: Mapping[str, Any],
+    integrity: Mapping[str, Any],
+    tables: Mapping[str, pd.DataFrame] | None = None,
+) -> str:
+    """The README of a release from its manifest (without README, citation and manifest
+    entries), its integrity card and its tables (for the leaderboard)."""
+    tables = tables or {}
     release_id = manifest["release_id"]
     profile = manifest.get("profile", {})
     results = manifest.get("results") or {}
     gates: Mapping[str, Mapping[str, Any]] = integrity.get("gates", {})
     passed = sum(bool(g["passed"]) for g in gates.values())
     lines = [
+        *front_matter(manifest),
         f"# GENSTRAT release {release_id}",
         "",
         "GENSTRAT is a renewable benchmark of strategic reasoning: procedurally generated",
@@ -58,40 +165,62 @@ def render_readme(manifest: Mapping[str, Any], integrity: Mapping[str, Any]) -> 
         "paired deals. This folder is one versioned, hash-attested release of its tables. Its id",
         "is derived from its contents: the same inputs always give the same id and the same bytes.",
         "",
+        *leaderboard_section(manifest, tables),
+        "## This release",
+        "",
         "| | |",
         "|---|---|",
         f"| release id | `{release_id}` |",
         f"| profile | {_cell(profile.get('name', '–'))} |",
         f"| engine version | {_cell(manifest.get('engine_version', '–'))} |",
         f"| code version | `{_cell(manifest.get('code_version', '–'))}` |",
-        f"| gates | {passed} of {len(gates)} passed |",
     ]
+    if manifest.get("date"):
+        lines.append(f"| date (of the code version) | {manifest['date']} |")
+    lines.append(f"| gates | {passed} of {len(gates)} passed |")
     if results:
         lines.append(
             f"| matches | {results.get('counted_matches', 0)} counted, "
             f"{results.get('superseded_matches', 0)} superseded by replays |"
         )
-    lines += ["", "## Tables", "", "| file | rows | size | what it holds |", "|---|---|---|---|"]
-    files = list(manifest["files"])
-    tables = [str(e["path"]) for e in files if e.get("role") == "table"]
-    example = tables[0] if tables else "tables/<name>.parquet"
-    for entry in files:
-        if entry.get("role") != "table":
-            continue
-        name = str(entry["path"]).removeprefix("tables/").removesuffix(".parquet")
+    lines += [
+        f"| licence | data {DATA_LICENSE_ID} (`LICENSE`); cite it with `{CITATION}` |",
+        "",
+        "## Tables",
+        "",
+        "Every column of every table, with its type and unit, is described in `SCHEMA.md`.",
+        "",
+        "| file | rows | size | what it holds |",
+        "|---|---|---|---|",
+    ]
+    entries = _table_entries(manifest)
+    paths = [str(entry["path"]) for _, entry in entries]
+    preferred = f"tables/{LEADERBOARD}.parquet"
+    example = preferred if preferred in paths else (paths[0] if paths else "tables/<name>.parquet")
+    for name, entry in entries:
+        what = TABLES[name].description if name in TABLES else ""
         lines.append(
             f"| `{entry['path']}` | {entry.get('rows', '–')} | {_size(int(entry['bytes']))} | "
-            f"{_cell(TABLE_DESCRIPTIONS.get(name, ''))} |"
+            f"{_cell(what)} |"
         )
-    others = [e for e in files if e.get("role") in ("text", "image")]
-    if others:
-        folders = sorted({str(e["path"]).rsplit("/", 1)[0] for e in others if "/" in e["path"]})
-        where = ", ".join(f"`{f}/`" for f in folders) or "the top folder"
-        lines += [
-            "",
-            f"Also: {len(others)} text and image file(s) in {where}"
-            " (rulebooks as Markdown, plots as PNG).",
-        ]
+    files = list(manifest["files"])
+    images = sorted({str(e["path"]).rsplit(".", 1)[0] for e in files if e.get("role") == "image"})
+    if images:
+        lines += ["", "## Figures (PNG, and SVG beside each)", "", "| figure | what it shows |"]
+        lines.append("|---|---|")
+        for stem in images:
+            name = stem.rsplit("/", 1)[-1]
+            lines.append(f"| `{stem}.png` | {_cell(FIGURE_DESCRIPTIONS.get(name, ''))} |")
+    texts = [str(e["path"]) for e in files if e.get("role") == "text"]
+    rulebooks = [t for t in texts if t.startswith("rulebooks/")]
+    lines += ["", "## Documents", "", "| file | what it holds |", "|---|---|"]
+    present = {str(e["path"]) for e in files} | {"manifest.json", CITATION}
+    lines += [f"| `{p}` | {what} |" for p, what in DOCUMENTS.items() if p in present]
+    if rulebooks:
+        lines.append(
+            f"| `rulebooks/` | the rulebook of each of the {len(rulebooks)} games, as the "
+            "players read it |"
+        )
     lines += ["", "## Integrity card (`integrity.json`)", "", "| gate | verdict | summary |"]
     lines.append("|---|---|---|")
     for name, gate in gates.items():
@@ -119,12 +248,66 @@ def render_readme(manifest: Mapping[str, Any], integrity: Mapping[str, Any]) -> 
         "Without it, compare `sha256sum tables/*.parquet` with the manifest's `sha256` fields.",
         f"`{release_id}.tar.gz` holds this whole folder; it is reproducible byte for byte.",
         "",
+        "## Loading the tables",
+        "",
         "Read a table with any Parquet reader, e.g. in Python:",
         "",
         "```",
         "import pandas as pd",
         f'table = pd.read_parquet("{example}")',
         "```",
+        "",
+        "or, as a Hugging Face dataset: this README is its dataset card, with one configuration",
+        "per table that has rows (the leaderboard by default); no network is needed. From the",
+        "folder that holds this one:",
+        "",
+        "```",
+        "import datasets",
+        f'board = datasets.load_dataset("{release_id}", "{DEFAULT_CONFIG}", split="train")',
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def render_citation(manifest: Mapping[str, Any]) -> str:
+    """``CITATION.cff`` (Citation File Format 1.2.0): the release as a dataset, its id as the
+    version, the code version's date, the data licence and the commit when the code was clean;
+    the GENSTRAT paper as a reference."""
+    release_id = str(manifest["release_id"])
+    q = json.dumps  # a JSON string is a YAML double-quoted scalar
+    lines = [
+        "cff-version: 1.2.0",
+        f"message: {q('If you use this release, please cite it as below.')}",
+        "type: dataset",
+        f"title: {q('GENSTRAT release ' + release_id)}",
+        f"version: {q(release_id)}",
+    ]
+    if manifest.get("date"):
+        lines.append(f"date-released: {q(str(manifest['date']))}")
+    code = str(manifest.get("code_version", ""))
+    if code.startswith("git:") and not code.endswith("+dirty"):
+        lines.append(f"commit: {q(code.removeprefix('git:'))}")
+    lines += [
+        "authors:",
+        f"  - name: {q(AUTHORS)}",
+        f"license: {DATA_LICENSE_ID}",
+        "abstract: "
+        + q(
+            "A versioned, hash-attested release of the GENSTRAT benchmark of strategic "
+            "reasoning: procedurally generated two-player zero-sum card games, their complexity "
+            "axes, the tournament's matches and moves, and the leaderboards and capability "
+            "profiles computed from them."
+        ),
+        "keywords:",
+        "  - benchmark",
+        "  - strategic reasoning",
+        "  - imperfect-information games",
+        "references:",
+        "  - type: article",
+        f"    title: {q(PAPER_TITLE)}",
+        "    authors:",
+        f"      - name: {q(PAPER_AUTHORS)}",
         "",
     ]
     return "\n".join(lines)

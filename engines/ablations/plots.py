@@ -32,7 +32,7 @@ def ablation_plot(disclosure: Mapping[str, Estimate], thinking: pd.DataFrame) ->
         right.set_yticks(range(len(thinking)), list(thinking["family"]))
         plotting.reference_line(right)
         right.set_title("thinking budget: high - low")
-    return drawing.png
+    return drawing.image
 
 
 def _span(value: float, low: float, high: float) -> list[list[float]]:

@@ -16,6 +16,7 @@ functions and attach metadata.
   standard deviation, see ``engines.stats.zscores``).
 - :func:`diagnostics_tables`: Table 3 per axis and Appendix D's pairwise correlations and
   variance inflation factors.
+- :func:`with_game_seed`: the rows keyed by ``game_seed``, as the statistics join them.
 - :func:`axis_score_problems`: what makes a row unsound (non-finite axes, temporal outside
   [0, 1], STD_g of 0, too many worlds that fell back to the true cards).
 """
@@ -229,6 +230,16 @@ def diagnostics_tables(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
         }
     )
     return {"per_axis": per_axis, "pairs": pairs}
+
+
+def with_game_seed(frame: pd.DataFrame) -> pd.DataFrame:
+    """Axis scores keyed by ``game_seed``, the key the statistics join on: the axes stage names
+    a game by its token (``game``, a generator seed as text), and a row whose token is not a
+    seed (a preset) is left out. A table that has ``game_seed`` already is returned as it is."""
+    if "game_seed" in frame.columns or "game" not in frame.columns:
+        return frame
+    seeds = pd.to_numeric(frame["game"], errors="coerce")
+    return frame.loc[seeds.notna()].assign(game_seed=seeds.dropna().astype("int64"))
 
 
 def axis_score_problems(frame: pd.DataFrame) -> list[str]:

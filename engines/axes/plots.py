@@ -44,7 +44,7 @@ def benchmark_plot(
         ax.set_ylabel(LABELS.get(y_axis, y_axis))
         ax.set_title(f"{len(names)} benchmark games")
         ax.grid(True)
-    return drawing.png
+    return drawing.image
 
 
 def selection_plot(
@@ -66,4 +66,4 @@ def selection_plot(
         ax.set_ylabel(f"{y_axis} (min-max normalised)")
         ax.legend(loc="best")
         ax.grid(True)
-    return drawing.png
+    return drawing.image

@@ -26,4 +26,4 @@ def pool_plot(summary: Mapping[str, Any]) -> bytes:
         right.set_title(f"Features among {summary['accepted']} accepted games")
         right.set_xlabel("% of accepted games")
         right.set_xlim(0, 100)
-    return drawing.png
+    return drawing.image

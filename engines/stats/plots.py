@@ -1,8 +1,8 @@
 """Figures of Sections 6-7 as PNG bytes: leaderboard, per-game heatmap, profiles, axis map.
 
 Why it exists: a release bundle and the Dagster asset metadata carry the paper's figures as files.
-Each function draws in the house style of ``engines.plotting`` and returns PNG bytes, so callers
-decide where the bytes go.
+Each function draws in the house style of ``engines.plotting`` and returns PNG bytes (SVG inside
+``engines.plotting.image_format("svg")``), so callers decide where the bytes go.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def leaderboard_plot(table: pd.DataFrame, title: str = "Overall leaderboard") ->
         plotting.reference_line(ax)
         ax.set_xlabel("alpha (chips/game), 95% bootstrap interval")
         ax.set_title(title)
-    return drawing.png
+    return drawing.image
 
 
 def heatmap(
@@ -54,7 +54,7 @@ def heatmap(
                 ax.text(c, r, "*", ha="center", va="center", color="black", fontsize=10)
         drawing.figure.colorbar(image, ax=ax, label=label)
         ax.set_title(title)
-    return drawing.png
+    return drawing.image
 
 
 def per_game_heatmap(per_game: pd.DataFrame, order: list[str]) -> bytes:
@@ -82,4 +82,4 @@ def axes_map(
         ax.set_xlabel(f"{x_axis} (z)")
         ax.set_ylabel(f"{y_axis} (z)")
         ax.set_title("Benchmark games on two axes")
-    return drawing.png
+    return drawing.image

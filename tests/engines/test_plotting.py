@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import matplotlib as mpl
 import pandas as pd
+import pytest
 
 from engines import plotting
 from engines.ablations.plots import ablation_plot
 from engines.gbg.plots import pool_plot
 from engines.stats.bootstrap import Estimate
+from engines.stats.plots import leaderboard_plot
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -43,5 +45,20 @@ def test_drawing_leaves_matplotlib_as_it_found_it() -> None:
 def test_a_canvas_has_its_columns_of_axes() -> None:
     with plotting.canvas(4, 3, columns=3) as drawing:
         assert len(drawing.axes) == 3
-        assert drawing.png == b""
-    assert drawing.png.startswith(PNG)
+        assert drawing.image == b""
+    assert drawing.image.startswith(PNG)
+
+
+def test_svg_is_drawn_on_request_and_is_deterministic() -> None:
+    board = pd.DataFrame(
+        {"model": ["a", "b"], "alpha": [0.5, -0.5], "ci_low": [0.1, -0.9], "ci_high": [0.9, -0.1]}
+    )
+    with plotting.image_format("svg"):
+        first = leaderboard_plot(board)
+        second = leaderboard_plot(board)
+    assert first.startswith(b"<?xml") and b"<svg" in first[:400]
+    assert first == second  # no date, no version, ids from a fixed salt
+    assert b"Matplotlib v" not in first and b"<dc:date>" not in first
+    assert leaderboard_plot(board).startswith(PNG)  # PNG again outside the block
+    with pytest.raises(ValueError, match="image format"), plotting.image_format("gif"):  # type: ignore[arg-type]
+        pass

@@ -115,3 +115,36 @@ def test_partition_file_names_are_safe() -> None:
     assert partition_file_stem("../up") == "..%2Fup"
     with pytest.raises(ValueError, match="cannot be used as a file name"):
         partition_file_stem("..")
+
+
+def test_stored_tables_carry_their_declared_columns(tmp_path: Path) -> None:
+    """``dagster/column_schema`` and ``stored_columns`` come from the data dictionary
+    (``quality.schema``): declared type, unit and description; other columns by their values."""
+
+    @dg.asset(name="leaderboards")
+    def board() -> pd.DataFrame:
+        return pd.DataFrame({"model": ["a"], "alpha": [0.5], "note": ["x"]})
+
+    result = dg.materialize(
+        [board, table_of_scores], resources={"io_manager": manager_in(tmp_path)}
+    )
+    assert result.success
+    metadata = result.asset_materializations_for_node("leaderboards")[0].metadata
+    schema = metadata["dagster/column_schema"].schema
+    assert metadata["stored_columns"].schema == schema
+    columns = {c.name: c for c in schema.columns}
+    assert columns["alpha"].type == "float"
+    assert columns["alpha"].description is not None
+    assert columns["alpha"].description.endswith("(chips/game)")
+    assert columns["note"].description is None  # undeclared: its type only
+    plain = result.asset_materializations_for_node("table_of_scores")[0].metadata
+    assert [c.type for c in plain["dagster/column_schema"].schema.columns] == [
+        "int",
+        "string",
+        "float",
+    ]
+
+
+@dg.asset
+def table_of_scores() -> pd.DataFrame:
+    return FRAME

@@ -100,3 +100,70 @@ def test_unsafe_or_reserved_paths_are_refused(
     with pytest.raises(ValueError, match=reason):
         build_bundle(tables, texts, images, context, root=tmp_path)
     assert list(tmp_path.iterdir()) == []  # nothing left behind
+
+
+def test_the_date_and_analysis_settings_are_recorded_and_in_the_id(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    tables, texts, images, context = sample_inputs()
+    plain = build_bundle(tables, texts, images, context, gates=PASSING, root=tmp_path / "a")
+    manifest = json.loads((plain / "manifest.json").read_text())
+    assert "analysis" not in manifest and "date" not in manifest  # "test-code" is no commit
+    richer = replace(context, date="2026-05-04", analysis={"n_boot": 2000, "seed": 0})
+    full = build_bundle(tables, texts, images, richer, gates=PASSING, root=tmp_path / "b")
+    recorded = json.loads((full / "manifest.json").read_text())
+    assert recorded["analysis"] == {"n_boot": 2000, "seed": 0} and recorded["date"] == "2026-05-04"
+    assert full.name == derive_release_id(recorded) != plain.name
+    edited = {k: v for k, v in recorded.items() if k != "analysis"}
+    assert derive_release_id(edited) != full.name  # dropping a recorded setting is an edit
+
+
+CFF_ROOT_KEYS = {
+    "abstract", "authors", "cff-version", "commit", "contact", "date-released", "doi",
+    "identifiers", "keywords", "license", "license-url", "message", "preferred-citation",
+    "references", "repository", "repository-artifact", "repository-code", "title", "type",
+    "url", "version",
+}  # fmt: skip
+CFF_REFERENCE_TYPES = {"article", "book", "dataset", "generic", "report", "software", "unpublished"}
+
+
+def test_the_citation_is_valid_citation_file_format(tmp_path: Path) -> None:
+    """The keys and value shapes of CFF 1.2.0 (its schema: root keys, required keys, entity
+    authors, a date, an SPDX licence, references with type, title and authors)."""
+    from dataclasses import replace
+
+    import yaml
+
+    tables, texts, images, context = sample_inputs()
+    folder = build_bundle(
+        tables, texts, images, replace(context, date="2026-05-04"), gates=PASSING, root=tmp_path
+    )
+    cff = yaml.safe_load((folder / "CITATION.cff").read_text())
+    assert set(cff) <= CFF_ROOT_KEYS
+    assert {"cff-version", "message", "title", "authors"} <= set(cff)
+    assert cff["cff-version"] == "1.2.0" and cff["type"] == "dataset"
+    assert cff["version"] == folder.name and cff["title"] == f"GENSTRAT release {folder.name}"
+    assert cff["date-released"] == "2026-05-04" and cff["license"] == "CC-BY-4.0"
+    assert cff["authors"] == [{"name": "GENSTRAT maintainers"}]
+    assert "commit" not in cff  # "test-code" names no commit
+    (paper,) = cff["references"]
+    assert paper["type"] in CFF_REFERENCE_TYPES and paper["authors"][0]["name"]
+    assert paper["title"] == (
+        "GENSTRAT: Toward a Science of Strategic Reasoning in Large Language Models"
+    )
+    entries = {e["path"]: e for e in json.loads((folder / "manifest.json").read_text())["files"]}
+    assert entries["CITATION.cff"]["role"] == "citation"
+
+
+def test_the_readme_is_a_dataset_card_of_the_tables_with_rows(tmp_path: Path) -> None:
+    import yaml
+
+    tables, texts, images, context = sample_inputs()
+    tables = {**tables, "empty": tables["scores"].iloc[:0]}
+    folder = build_bundle(tables, texts, images, context, gates=PASSING, root=tmp_path)
+    readme = (folder / "README.md").read_text()
+    assert readme.startswith("---\n")
+    card = yaml.safe_load(readme.split("---\n")[1])
+    assert [c["config_name"] for c in card["configs"]] == ["reference_games", "scores"]
+    assert card["configs"][1]["data_files"] == [{"split": "train", "path": "tables/scores.parquet"}]
+    assert "## Leaderboard" not in readme  # no leaderboards table in this bundle

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -16,14 +17,17 @@ from quality.gates import GateResult
 from releases.contents import (
     ROSTER_FIELDS,
     WALL_CLOCK_COLUMNS,
+    axis_diagnostics,
     generation_configs,
     plot_images,
     published_row,
     recorded_gates,
+    release_analysis,
     release_context,
     release_tables,
     roster_records,
     rulebook_texts,
+    transcripts,
 )
 from releases.store import Published
 from tests.releases.support import reference_table
@@ -78,12 +82,14 @@ def test_rulebooks_come_from_the_presets_and_the_benchmark() -> None:
     assert rulebook_texts({"leaderboards": pd.DataFrame({"model": ["x"]})}) == {}
 
 
-def test_the_seed_pool_picture() -> None:
+def test_the_seed_pool_picture_in_png_and_svg() -> None:
     rows = list(screen(0, 1, GenerationConfig()))  # seed 0, accepted
     pool = pd.DataFrame([{**r, "reasons": ",".join(r["reasons"])} for r in rows])
     assert plot_images({"roster": pd.DataFrame()}) == {}
-    (png,) = plot_images({"seed_pool": pool}).values()
-    assert png.startswith(b"\x89PNG")
+    images = plot_images({"seed_pool": pool})
+    assert set(images) == {"plots/seed_pool.png", "plots/seed_pool.svg"}
+    assert images["plots/seed_pool.png"].startswith(b"\x89PNG")
+    assert images["plots/seed_pool.svg"].startswith(b"<?xml")
 
 
 def test_the_roster_keeps_key_names_and_parses_settings() -> None:
@@ -143,3 +149,83 @@ def test_the_row_of_a_published_release_and_its_recorded_gates(tmp_path: Path) -
 @pytest.mark.parametrize("name", ["reference_games", "benchmark_games"])
 def test_a_table_without_rulebooks_or_specs_gives_none(name: str) -> None:
     assert rulebook_texts({name: pd.DataFrame({"seed": [1]})}) == {}
+
+
+def test_transcripts_are_those_of_the_released_matches_with_credentials_redacted() -> None:
+    key = "sk-" + "x1Y2" * 6
+    moves = pd.DataFrame(
+        {
+            "match_id": ["m1", "m1", "gone"],
+            "index": [0, 1, 0],
+            "raw_response": pd.array([f"take {key}\nnow", '{"monkey": 3}', key], dtype="str"),
+            "earlier_responses": [["the-secret-value, twice", "ok"], [], []],
+            "reasoning": pd.array([None, None, None], dtype="str"),
+        }
+    )
+    released = {"complete_pairs": pd.DataFrame({"match_id": ["m1"]})}
+    kept = transcripts(moves, released, secrets=("the-secret-value",))
+    assert kept["match_id"].tolist() == ["m1", "m1"]
+    assert kept.loc[0, "raw_response"] == "take [redacted]\nnow"
+    assert kept.loc[1, "raw_response"] == '{"monkey": 3}'  # a reply keeps its words
+    assert kept["raw_response"].dtype == "str"
+    assert kept["reasoning"].dtype == "str"  # all missing, still text
+    assert list(kept.loc[0, "earlier_responses"]) == ["[redacted], twice", "ok"]
+    assert transcripts(moves, {}, secrets=())["match_id"].tolist() == ["m1", "m1", "gone"]
+    # release_tables applies it, and leaves a move's latency out (it is wall-clock)
+    tables = {"complete_pairs": matches((ENGINE_VERSION,)).assign(match_id="m1")}
+    released_tables, _ = release_tables(
+        {**tables, "match_moves": moves.assign(latency_s=0.1)}, secrets=()
+    )
+    assert "latency_s" not in released_tables["match_moves"].columns
+    assert len(released_tables["match_moves"]) == 2
+
+
+def test_axis_diagnostics_are_released_with_plain_column_names() -> None:
+    from engines.axes.names import AXES, SEAT_AXES
+    from quality.schema import schema_problems
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({a: rng.normal(size=6) for a in AXES})
+    for a in AXES:
+        frame[f"se_{a}"] = 0.1
+        frame[f"rerun_{a}"] = frame[a] + rng.normal(scale=0.1, size=6)
+    for a in SEAT_AXES:
+        frame[f"alice_{a}"] = frame[a] + 0.01
+        frame[f"bob_{a}"] = frame[a] - 0.01
+    tables = axis_diagnostics(frame)
+    assert list(tables["axis_diagnostics"].columns) == [
+        "axis",
+        "median_sampling_error",
+        "seat_agreement",
+        "rerun_correlation",
+        "vif",
+    ]
+    pairs = tables["axis_correlations"]
+    assert len(pairs) == 10 and set(pairs["axis_a"]) <= set(AXES)
+    for name, table in tables.items():
+        assert schema_problems(name, table) == []
+
+
+def test_a_corpus_the_analysis_refuses_fails_the_reproduction_gate() -> None:
+    from releases.analysis import AnalysisSettings
+
+    one_model = pd.DataFrame({"match_id": ["x"], "margin_alice": [0]})
+    analysis, gate = release_analysis({"complete_pairs": one_model}, AnalysisSettings())
+    assert analysis is None and not gate.passed
+    assert gate.message.startswith("the analysis refused the corpus: ")
+    none, skipped = release_analysis({}, AnalysisSettings())
+    assert none is None and skipped.passed and skipped.message.startswith("not applicable")
+
+
+def test_the_documents_describe_the_released_tables() -> None:
+    from releases.contents import documents
+
+    texts = documents({"leaderboards": pd.DataFrame({"model": ["a"], "alpha": [0.1]})})
+    assert set(texts) == {"SCHEMA.md", "schema.json", "LICENSE"}
+    schema = json.loads(texts["schema.json"])
+    (table,) = schema["tables"]
+    assert table["path"] == "tables/leaderboards.parquet"
+    assert [c["name"] for c in table["columns"]] == ["model", "alpha"]
+    assert table["columns"][1]["unit"] == "chips/game"
+    assert "| `alpha` | float64 | chips/game |" in texts["SCHEMA.md"]
+    assert "CC-BY-4.0" in texts["LICENSE"]
