@@ -2,24 +2,32 @@
 
 One mechanism for every way a refresh starts (DESIGN.md, "used by"): the three root assets
 (``reference_games``, ``seed_pool``, ``roster``) are materialized, and every other asset follows
-by its ``AutomationCondition`` (``FOLLOW``: Dagster's ``eager`` condition, held back while an
-upstream blocking check fails). When ``benchmark_games`` writes the benchmark's games into the
-dynamic partition set, their ``axis_scores``, ``match_corpus`` and ``match_moves`` partitions
-are newly missing and materialize; the unpartitioned assets downstream wait until every
-partition is in, then follow, up to ``release_bundle``.
+by its ``AutomationCondition`` (``follow``: Dagster's ``eager`` condition, started only by the
+deps a refresh reaches it through last, held back while anything upstream is in progress or an
+upstream blocking check fails, so that a refresh runs each asset once, after everything above
+it). When ``benchmark_games`` writes the benchmark's games into the dynamic partition set, their
+``axis_scores``, ``match_corpus`` and ``match_moves`` partitions are newly missing and
+materialize, one run per game; the unpartitioned assets downstream wait until every partition
+is in, then follow, up to ``release_bundle``.
 
-- ``nightly_refresh`` (schedule, 02:00 UTC): requests the roots. The release id is derived from
-  the inputs, so a night whose inputs did not change republishes nothing new.
+- ``nightly_refresh`` (schedule, 02:00 UTC): requests the roots, with the roster the sensor
+  watches. The release id is derived from the inputs, so a night whose inputs did not change
+  republishes nothing new.
 - ``roster_sensor``: when the roster file's validated content changes, requests ``roster``
   with that file; the tournament's corpus is resumable and keyed by match, so only the matches
   of newly added players are played, and the refits downstream follow.
-- ``follow_upstream``: the automation-condition sensor that evaluates ``FOLLOW`` on the daemon.
+- ``follow_upstream``: the automation-condition sensor that evaluates the conditions on the
+  daemon, every ``$GENSTRAT_AUTOMATION_INTERVAL_S`` seconds (default 30).
+- ``refresh_tags``: tags the runs the UI and ``follow_upstream`` launch with their refresh.
 - ``make run`` (``pipelines/run_main.py``) and the UI: materializing the roots starts the same
   cascade; ``refresh`` below runs it without a daemon, evaluating the same conditions with
   ``dg.evaluate_automation_conditions`` and executing what they request, in this process.
 
 Every run of one refresh carries the tag ``genstrat/refresh`` (the UI's runs page filters on
-it), so a refresh is visible as one unit.
+it), so a refresh is visible as one unit: the schedule, the sensor and ``make run`` set it on
+the runs they launch; ``refresh_tags`` sets it on a run of the roots launched from the UI
+(``manual-<run id>``) and on every run ``follow_upstream`` launches (the latest refresh started
+before it).
 """
 
 from __future__ import annotations
@@ -42,7 +50,15 @@ from assets.roster import DEMO_ROSTER
 from pipelines.jobs import MAIN_JOB_NAME, main_job
 
 ROSTER_ENV_VAR = "GENSTRAT_ROSTER"
+INTERVAL_ENV_VAR = "GENSTRAT_AUTOMATION_INTERVAL_S"
 REFRESH_TAG = "genstrat/refresh"
+# On every run the follow_upstream sensor launches.
+AUTOMATION_TAGS = {"genstrat/trigger": "automation"}
+
+# How often the daemon evaluates the automation conditions (a deployment setting). The
+# daemon's own loop runs every 5 s, so a shorter interval would not be kept.
+DEFAULT_INTERVAL_S = 30
+INTERVAL_RANGE_S = (5, 86_400)
 
 # The assets nothing upstream of them updates: a refresh starts here.
 ROOT_ASSETS: tuple[str, ...] = ("reference_games", "seed_pool", "roster")
@@ -51,24 +67,181 @@ ROOT_KEYS = [dg.AssetKey(name) for name in ROOT_ASSETS]
 # What the automation conditions are evaluated on, by the daemon's sensor and by ``refresh``.
 AUTOMATED = dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()
 
-FOLLOW = (
-    dg.AutomationCondition.eager() & dg.AutomationCondition.all_deps_blocking_checks_passed()
-).with_label("follow upstream")
+FOLLOW_LABEL = "follow upstream"
 
 
-def with_automation(assets: Iterable[dg.AssetsDefinition]) -> list[dg.AssetsDefinition]:
-    """``assets`` with ``FOLLOW`` on every asset but the roots (the code location's policy)."""
+def follow(
+    ignored: Iterable[dg.AssetKey] = (), depth: int = 1
+) -> dg.AutomationCondition[dg.AssetKey | dg.AssetCheckKey]:
+    """The condition of an asset that follows upstream: Dagster's ``eager`` (run when a dep
+    updated, or when newly missing; not while a dep is missing or in progress, nor while this
+    one is), except that
+
+    1. an update of an ``ignored`` dep does not start it (that update reaches it through
+       another dep, see ``followed_deps``);
+    2. it waits while anything up to ``depth`` levels upstream is in progress (queued runs
+       count), so that a refresh reaches it once, after everything above it;
+    3. it waits while an upstream blocking check fails.
+    """
+    if depth < 1:
+        raise ValueError(f"depth must be at least 1, not {depth}")
+    updated = dg.AutomationCondition.any_deps_updated()
+    skip = sorted(set(ignored), key=lambda key: key.to_user_string())
+    if skip:
+        updated = updated.ignore(dg.AssetSelection.assets(*skip)).with_label("any_deps_updated")
+    busy = dg.AutomationCondition.any_deps_match(dg.AutomationCondition.in_progress())
+    for _ in range(depth - 1):
+        busy = dg.AutomationCondition.any_deps_match(dg.AutomationCondition.in_progress() | busy)
+    return (
+        dg.AutomationCondition.eager().replace("any_deps_updated", updated)
+        & ~busy.with_label("upstream in progress")
+        & dg.AutomationCondition.all_deps_blocking_checks_passed()
+    ).with_label(FOLLOW_LABEL)
+
+
+@dataclass(frozen=True)
+class Follows:
+    """Per asset: the deps whose updates do not start it, and how many levels of ancestors
+    it has (the longest path up to a root)."""
+
+    ignored: dict[dg.AssetKey, frozenset[dg.AssetKey]]
+    depth: dict[dg.AssetKey, int]
+
+
+def followed_deps(
+    deps: Mapping[dg.AssetKey, set[dg.AssetKey]],
+    writes_partitions_of: Mapping[dg.AssetKey, set[dg.AssetKey]],
+    roots: Iterable[dg.AssetKey],
+) -> Follows:
+    """Which dep updates start each asset, so that a refresh starts it once, from its last dep.
+
+    An asset ignores the updates of a dep that another of its deps descends from (the update
+    reaches it later through that one: ``release_bundle`` ignores ``complete_pairs``, which
+    ``leaderboards`` descends from), and those of a root when it has deps other than roots (a
+    refresh starts at the roots and reaches it through the others). ``writes_partitions_of``
+    adds the edges the graph does not declare: ``benchmark_games`` writes the partition set of
+    ``match_corpus``, so a new benchmark reaches ``ablations`` through ``leaderboards``.
+    """
+    root_set = set(roots)
+    feeds = {key: set(parents) for key, parents in deps.items()}
+    for writer, written in writes_partitions_of.items():
+        for key in written:
+            feeds.setdefault(key, set()).add(writer)
+    ancestors: dict[dg.AssetKey, set[dg.AssetKey]] = {}
+    depth: dict[dg.AssetKey, int] = {}
+
+    def visit(key: dg.AssetKey, path: tuple[dg.AssetKey, ...]) -> None:
+        if key in ancestors:
+            return
+        if key in path:
+            raise ValueError(f"the asset graph has a cycle through {key.to_user_string()}")
+        found: set[dg.AssetKey] = set()
+        levels = 0
+        for parent in feeds.get(key, set()):
+            visit(parent, (*path, key))
+            found |= {parent} | ancestors[parent]
+            levels = max(levels, 1 + depth[parent])
+        ancestors[key], depth[key] = found, levels
+
+    for key in list(feeds):
+        visit(key, ())
+    ignored: dict[dg.AssetKey, frozenset[dg.AssetKey]] = {}
+    for key, parents in deps.items():
+        shadowed = {p for p in parents if any(p in ancestors[o] for o in parents if o != p)}
+        if parents - root_set:
+            shadowed |= parents & root_set
+        ignored[key] = frozenset(shadowed)
+    return Follows(ignored=ignored, depth=depth)
+
+
+def follows_of(
+    assets: Iterable[dg.AssetsDefinition], roots: Iterable[dg.AssetKey] = ROOT_KEYS
+) -> Follows:
+    """``followed_deps`` of ``assets``' graph, with the partition sets their writers write (a
+    dynamic partition set named after an asset is written by that asset, assets/partitions.py).
+    """
+    specs = [spec for asset in assets for spec in asset.specs]
+    keys = {spec.key for spec in specs}
+    deps = {spec.key: {dep.asset_key for dep in spec.deps} & keys for spec in specs}
+    writes: dict[dg.AssetKey, set[dg.AssetKey]] = defaultdict(set)
+    for spec in specs:
+        partitions = spec.partitions_def
+        if isinstance(partitions, dg.DynamicPartitionsDefinition) and partitions.name:
+            writer = dg.AssetKey(partitions.name)
+            if writer in keys and writer != spec.key:
+                writes[writer].add(spec.key)
+    return followed_deps(deps, writes, roots)
+
+
+def with_automation(
+    assets: Iterable[dg.AssetsDefinition], roots: Iterable[dg.AssetKey] = ROOT_KEYS
+) -> list[dg.AssetsDefinition]:
+    """``assets`` with ``follow`` on every asset but the roots (the code location's policy)."""
+    assets, root_set = list(assets), set(roots)
+    plan = follows_of(assets, root_set)
 
     def policy(spec: dg.AssetSpec) -> dg.AssetSpec:
-        if spec.key in ROOT_KEYS:
+        if spec.key in root_set:
             return spec
-        return spec.replace_attributes(automation_condition=FOLLOW)
+        condition = follow(plan.ignored[spec.key], max(1, plan.depth[spec.key]))
+        return spec.replace_attributes(automation_condition=condition)
 
     return [asset.map_asset_specs(policy) for asset in assets]
 
 
+def automation_interval_s(environ: Mapping[str, str] = os.environ) -> int:
+    """Seconds between two evaluations of the automation conditions: ``$GENSTRAT_AUTOMATION_
+    INTERVAL_S`` (a whole number in ``INTERVAL_RANGE_S``), else ``DEFAULT_INTERVAL_S``.
+
+    Read when the code location is loaded, since a sensor's interval is part of its definition.
+    """
+    raw = environ.get(INTERVAL_ENV_VAR, "").strip()
+    if not raw:
+        return DEFAULT_INTERVAL_S
+    low, high = INTERVAL_RANGE_S
+    seconds = int(raw) if raw.isascii() and raw.isdigit() else None
+    if seconds is None or not low <= seconds <= high:
+        raise ValueError(
+            f"{INTERVAL_ENV_VAR}={raw[:40]!r} is not a whole number of seconds from {low} to "
+            f"{high}; unset it for the default ({DEFAULT_INTERVAL_S})"
+        )
+    return seconds
+
+
 def new_refresh_id() -> str:
     return uuid.uuid4().hex[:12]
+
+
+def roster_path() -> Path:
+    """The roster file of the deployment: ``$GENSTRAT_ROSTER``, else the demo roster."""
+    return Path(os.environ.get(ROSTER_ENV_VAR) or DEMO_ROSTER)
+
+
+def root_checks() -> list[dg.AssetCheckKey]:
+    """The checks of the root assets (blocking: ``follow`` waits for them to pass)."""
+    from pipelines.definitions import defs  # the code location; it imports this module
+
+    graph = defs.resolve_asset_graph()
+    found = dg.AssetSelection.checks_for_assets(*ROOT_KEYS).resolve_checks(graph)
+    return sorted(found, key=lambda key: key.to_user_string())
+
+
+def root_request(
+    assets: list[dg.AssetKey], *, tags: Mapping[str, str], run_key: str, roster: Path
+) -> dg.RunRequest:
+    """A run of root ``assets`` reading ``roster``, with their checks listed explicitly.
+
+    Listed, not left implied: the UI's "Preview tick result" / "Test sensor" dialogs launch a
+    request with exactly the checks it lists, and a root run without its checks would hold the
+    whole cascade back (``follow`` waits for the roots' blocking checks to pass).
+    """
+    return dg.RunRequest(
+        run_key=run_key,
+        asset_selection=assets,
+        asset_check_keys=[key for key in root_checks() if key.asset_key in assets],
+        run_config={"ops": {"roster": {"config": {"path": str(roster)}}}},
+        tags=dict(tags),
+    )
 
 
 @dg.schedule(
@@ -81,16 +254,12 @@ def new_refresh_id() -> str:
 )
 def nightly_refresh(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
     stamp = context.scheduled_execution_time.strftime("%Y%m%dT%H%M")
-    return dg.RunRequest(
+    return root_request(
+        ROOT_KEYS,
         run_key=f"nightly-{stamp}",
-        asset_selection=ROOT_KEYS,
+        roster=roster_path(),  # the roster the sensor watches
         tags={REFRESH_TAG: f"nightly-{stamp}"},
     )
-
-
-def roster_path() -> Path:
-    """The roster file the sensor watches."""
-    return Path(os.environ.get(ROSTER_ENV_VAR) or DEMO_ROSTER)
 
 
 @dg.sensor(
@@ -114,10 +283,10 @@ def roster_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.S
         return dg.SkipReason(f"roster {path} unchanged")
     names = [p.name for p in roster.players]
     added = [n for n in names if n not in previous["players"]]
-    request = dg.RunRequest(
+    request = root_request(
+        [dg.AssetKey("roster")],
         run_key=digest,
-        asset_selection=[dg.AssetKey("roster")],
-        run_config={"ops": {"roster": {"config": {"path": str(path)}}}},
+        roster=path,
         tags={
             "genstrat/roster_sha256": digest,
             "genstrat/new_players": ",".join(added),
@@ -133,14 +302,65 @@ def roster_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.S
 follow_upstream = dg.AutomationConditionSensorDefinition(
     "follow_upstream",
     target=AUTOMATED,
-    minimum_interval_seconds=30,
+    minimum_interval_seconds=automation_interval_s(),
     default_status=dg.DefaultSensorStatus.STOPPED,
-    run_tags={"genstrat/trigger": "automation"},
-    description="Materialize what the roots' updates make due (the FOLLOW condition).",
+    run_tags=AUTOMATION_TAGS,
+    # one run per partition key with all its assets, as ``refresh`` runs them (a backfill would
+    # split axis_scores from match_corpus into two runs per game and wait for the backfill
+    # daemon's 30 s loop)
+    emit_backfills=False,
+    description="Materialize what the roots' updates make due (the follow conditions).",
 )
 
+
+def refreshes_of(
+    runs: Iterable[dg.DagsterRun], current: str | None
+) -> tuple[dict[str, str], str | None]:
+    """The refresh each run without a ``genstrat/refresh`` tag belongs to, and the refresh
+    current after ``runs`` (oldest first; ``current``: the one before them).
+
+    A run tagged with a refresh starts it (schedule, roster sensor, ``make run``); an untagged
+    run of a root asset (the UI's Materialize button, ``dagster asset materialize``) starts
+    ``manual-<run id>``; a run launched by ``follow_upstream`` belongs to the current refresh
+    (the latest one started before it). Other runs belong to none.
+    """
+    found: dict[str, str] = {}
+    for run in runs:
+        tagged = run.tags.get(REFRESH_TAG)
+        if tagged:
+            current = tagged
+        elif run.asset_selection and run.asset_selection & set(ROOT_KEYS):
+            current = found[run.run_id] = f"manual-{run.run_id[:12]}"
+        elif current and AUTOMATION_TAGS.items() <= run.tags.items():
+            found[run.run_id] = current
+    return found, current
+
+
+@dg.sensor(
+    name="refresh_tags",
+    minimum_interval_seconds=automation_interval_s(),
+    description=(
+        f"Tag each run with the refresh it belongs to ({REFRESH_TAG}): a run of the roots "
+        "from the UI starts one; the runs follow_upstream launches belong to the latest."
+    ),
+    default_status=dg.DefaultSensorStatus.RUNNING,
+)
+def refresh_tags(context: dg.SensorEvaluationContext) -> dg.SkipReason:
+    state = json.loads(context.cursor) if context.cursor else {"after": None, "refresh": None}
+    if state["after"] and not context.instance.has_run(state["after"]):
+        state["after"] = None  # that run was deleted: start over (tagged runs stay as they are)
+    records = context.instance.get_run_records(limit=500, ascending=True, cursor=state["after"])
+    if not records:
+        return dg.SkipReason("no new runs")
+    found, current = refreshes_of((r.dagster_run for r in records), state["refresh"])
+    for run_id, refresh_id in found.items():
+        context.instance.add_run_tags(run_id, {REFRESH_TAG: refresh_id})
+    context.update_cursor(json.dumps({"after": records[-1].dagster_run.run_id, "refresh": current}))
+    return dg.SkipReason(f"{len(records)} new runs, {len(found)} tagged; refresh {current}")
+
+
 SCHEDULES: list[dg.ScheduleDefinition] = [nightly_refresh]
-SENSORS: list[dg.SensorDefinition] = [roster_sensor, follow_upstream]
+SENSORS: list[dg.SensorDefinition] = [roster_sensor, follow_upstream, refresh_tags]
 
 
 # --- a refresh without a daemon --------------------------------------------------------------
@@ -219,7 +439,8 @@ def refresh(
 
 
 __all__ = [
-    "FOLLOW",
+    "AUTOMATION_TAGS",
+    "FOLLOW_LABEL",
     "MAIN_JOB_NAME",
     "REFRESH_TAG",
     "ROOT_ASSETS",

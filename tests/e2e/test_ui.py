@@ -1,18 +1,16 @@
-"""End to end: ``dagster dev`` serves the code location; GraphQL shows the asset graph, the
-checks, the schedule and the sensor; headless Chromium takes a screenshot of the asset graph.
+"""End to end: ``dagster dev`` (what ``make ui`` starts) serves the code location; GraphQL shows
+the asset graph, the checks, the schedule and the sensors; headless Chromium takes a screenshot
+of the asset graph; and the UI's way to refresh everything publishes a release.
 
-The test starts every process itself on 127.0.0.1 and stops all of them (their whole process
-group) when it ends, whatever happens.
+One ``dagster dev`` for the module, on a fresh temporary instance, started and stopped (its
+whole process group) by ``tests/e2e/dagster_processes.py`` whatever happens.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +18,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support import REPO_ROOT, ProjectEnv
+from pipelines.automation import REFRESH_TAG
+from tests.e2e.dagster_processes import (
+    ROOT_ASSETS,
+    Deployment,
+    Driver,
+    default_signals,
+    deployment,
+    fast_automation,
+)
 
 pytestmark = pytest.mark.slow  # make test runs it; make check leaves it out
 
@@ -50,68 +56,17 @@ CHECKS_QUERY = """
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _default_signals() -> None:
-    # Processes started here may inherit ignored SIGTERM/SIGINT; restore the defaults so the
-    # server can be stopped, and give it its own process group to stop as a whole.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    os.setsid()
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+@pytest.fixture(scope="module")
+def dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    with deployment(
+        tmp_path_factory.mktemp("dev"), shape="dev", extra_env=fast_automation()
+    ) as found:
+        yield found
 
 
 @pytest.fixture
-def dagster_ui(project_env: ProjectEnv, tmp_path: Path) -> Iterator[str]:
-    port = _free_port()
-    log = (tmp_path / "dagster-dev.log").open("wb")
-    dagster = Path(sys.executable).with_name("dagster")
-    proc = subprocess.Popen(
-        [str(dagster), "dev", "-h", "127.0.0.1", "-p", str(port), "-w", "workspace.yaml"],
-        cwd=REPO_ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        preexec_fn=_default_signals,
-        env={**os.environ, "DAGSTER_HOME": str(project_env.dagster_home)},
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise AssertionError(
-                    f"dagster dev exited: {(tmp_path / 'dagster-dev.log').read_text()[-2000:]}"
-                )
-            try:
-                reply = httpx.post(f"{url}/graphql", json={"query": QUERY}, timeout=5)
-                nodes = reply.json()["data"]["repositoriesOrError"].get("nodes")
-                if nodes:
-                    break
-            except (httpx.HTTPError, KeyError, ValueError, TypeError):
-                pass
-            time.sleep(1)
-        else:
-            raise AssertionError("dagster dev did not serve the code location within 180 s")
-        yield url
-    finally:
-        _stop(proc)
-        log.close()
+def dagster_ui(dev: Deployment) -> str:
+    return dev.url
 
 
 def test_ui_serves_the_graph_checks_schedule_and_sensor(dagster_ui: str, tmp_path: Path) -> None:
@@ -122,7 +77,9 @@ def test_ui_serves_the_graph_checks_schedule_and_sensor(dagster_ui: str, tmp_pat
     assert {s["name"]: (s["cronSchedule"], s["executionTimezone"]) for s in repo["schedules"]} == {
         "nightly_refresh": ("0 2 * * *", "UTC")
     }
-    assert "roster_sensor" in {s["name"] for s in repo["sensors"]}
+    assert {"roster_sensor", "follow_upstream", "refresh_tags"} <= {
+        s["name"] for s in repo["sensors"]
+    }
 
     checks = httpx.post(f"{dagster_ui}/graphql", json={"query": CHECKS_QUERY}, timeout=30)
     by_asset = {
@@ -158,7 +115,7 @@ def test_ui_serves_the_graph_checks_schedule_and_sensor(dagster_ui: str, tmp_pat
         check=True,
         timeout=120,
         capture_output=True,
-        preexec_fn=_default_signals,
+        preexec_fn=default_signals,
     )
     from PIL import Image
 
@@ -169,3 +126,30 @@ def test_ui_serves_the_graph_checks_schedule_and_sensor(dagster_ui: str, tmp_pat
     keep = os.environ.get("GENSTRAT_SCREENSHOT")
     if keep:
         shutil.copy(shot, keep)
+
+
+@pytest.mark.timeout(2400)
+def test_materializing_the_roots_in_the_ui_refreshes_everything_as_one_refresh(
+    dev: Deployment,
+) -> None:
+    """The README's way to refresh from the UI: turn ``follow_upstream`` on (Automation page),
+    select the roots in the asset graph (``roots(*)``) and click "Materialize selected"."""
+    driver = Driver(dev)
+    assert not driver.runs() and not driver.releases()  # a fresh instance
+    started = time.monotonic()
+    driver.start_sensor("follow_upstream")
+    root_run = driver.materialize(ROOT_ASSETS)
+    release_id, _ = driver.wait_for_refresh(set(), 1800)
+    print(f"UI refresh: release {release_id} in {time.monotonic() - started:.0f} s")
+
+    assert (dev.releases / release_id / "manifest.json").is_file()
+    runs = driver.runs()
+    root, *followers = runs
+    assert root.run_id == root_run and set(root.assets) == set(ROOT_ASSETS)
+    assert followers and all(run.automated for run in followers)
+    assert {run.status for run in runs} == {"SUCCESS"}
+    # one refresh, named after the run that started it; the runs page filters on its tag
+    refresh_id = f"manual-{root_run[:12]}"
+    assert {run.refresh for run in runs} == {refresh_id}
+    grouped = driver.runs(tags={REFRESH_TAG: refresh_id})
+    assert [run.run_id for run in grouped] == [run.run_id for run in runs]

@@ -8,6 +8,8 @@ from typing import ClassVar
 
 import dagster as dg
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pipelines.automation import nightly_refresh, roster_sensor
 from pipelines.definitions import defs
@@ -107,15 +109,17 @@ def test_the_roster_sensor_requests_only_the_roster(
 
 
 def test_every_asset_but_the_roots_follows_upstream() -> None:
-    from pipelines.automation import FOLLOW, ROOT_ASSETS
+    from pipelines.automation import ROOT_ASSETS, follow, follows_of
+    from pipelines.definitions import stage_assets
 
     graph = defs.resolve_asset_graph()
+    plan = follows_of(stage_assets())
     for key in graph.get_all_asset_keys():
         condition = graph.get(key).automation_condition
         if key.to_user_string() in ROOT_ASSETS:
             assert condition is None, key
         else:
-            assert condition == FOLLOW, key
+            assert condition == follow(plan.ignored[key], plan.depth[key]), key
     sensor = defs.resolve_sensor_def("follow_upstream")
     assert isinstance(sensor, dg.AutomationConditionSensorDefinition)
 
@@ -139,3 +143,239 @@ def test_a_wave_is_one_run_per_partition_unpartitioned_first() -> None:
     assert wave.runs[None] == [dg.AssetKey("a"), dg.AssetKey("b")]
     assert wave.runs["9"] == [dg.AssetKey("axis_scores"), dg.AssetKey("match_corpus")]
     assert not wave.empty and requested(Result(), []).empty
+
+
+def test_the_nightly_tick_reads_the_sensor_roster_and_lists_the_root_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import UTC, datetime
+
+    from pipelines.automation import ROOT_KEYS
+
+    path = tmp_path / "roster.yaml"
+    path.write_text(ROSTER, encoding="utf-8")
+    monkeypatch.setenv("GENSTRAT_ROSTER", str(path))
+    context = dg.build_schedule_context(
+        scheduled_execution_time=datetime(2026, 12, 3, 2, tzinfo=UTC)
+    )
+    request = nightly_refresh.evaluate_tick(context).run_requests[0]  # type: ignore[index]
+    assert request.run_config == {"ops": {"roster": {"config": {"path": str(path)}}}}
+    # the checks are listed, so the UI's "Preview tick result" launches them too
+    graph = defs.resolve_asset_graph()
+    expected = dg.AssetSelection.checks_for_assets(*ROOT_KEYS).resolve_checks(graph)
+    assert expected and set(request.asset_check_keys or []) == expected
+
+    sensor = roster_sensor(dg.build_sensor_context(cursor=None))
+    assert isinstance(sensor, dg.SensorResult)
+    (sensed,) = sensor.run_requests or []
+    assert sensed.run_config == request.run_config
+    assert set(sensed.asset_check_keys or []) == {
+        k for k in expected if k.asset_key.path == ["roster"]
+    }
+
+
+def test_without_a_roster_setting_the_nightly_tick_reads_the_demo_roster(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from datetime import UTC, datetime
+
+    from assets.roster import DEMO_ROSTER
+
+    monkeypatch.delenv("GENSTRAT_ROSTER", raising=False)
+    context = dg.build_schedule_context(
+        scheduled_execution_time=datetime(2026, 12, 3, 2, tzinfo=UTC)
+    )
+    request = nightly_refresh.evaluate_tick(context).run_requests[0]  # type: ignore[index]
+    assert request.run_config == {"ops": {"roster": {"config": {"path": str(DEMO_ROSTER)}}}}
+
+
+@given(st.integers(min_value=5, max_value=86_400))
+def test_every_automation_interval_in_range_is_kept(seconds: int) -> None:
+    from pipelines.automation import INTERVAL_ENV_VAR, automation_interval_s
+
+    assert automation_interval_s({INTERVAL_ENV_VAR: str(seconds)}) == seconds
+    assert automation_interval_s({INTERVAL_ENV_VAR: f" {seconds}\n"}) == seconds
+
+
+@given(
+    st.one_of(
+        st.integers(max_value=4).map(str),
+        st.integers(min_value=86_401).map(str),
+        st.floats(allow_nan=True).map(str),
+        st.text().filter(lambda s: bool(s.strip()) and not (s.isascii() and s.strip().isdigit())),
+    )
+)
+def test_an_automation_interval_out_of_range_is_refused_in_one_line(raw: str) -> None:
+    from pipelines.automation import INTERVAL_ENV_VAR, automation_interval_s
+
+    with pytest.raises(ValueError, match=INTERVAL_ENV_VAR) as refused:
+        automation_interval_s({INTERVAL_ENV_VAR: raw})
+    assert "from 5 to 86400" in str(refused.value)
+
+
+def test_the_automation_interval_defaults_to_30_s_and_sets_the_sensors() -> None:
+    from pipelines.automation import INTERVAL_ENV_VAR, automation_interval_s
+
+    assert automation_interval_s({}) == automation_interval_s({INTERVAL_ENV_VAR: " "}) == 30
+    for name in ("follow_upstream", "refresh_tags"):
+        assert defs.resolve_sensor_def(name).minimum_interval_seconds == automation_interval_s()
+
+
+def _run(run_id: str, assets: list[str] | None, **tags: str) -> dg.DagsterRun:
+    return dg.DagsterRun(
+        job_name="__ASSET_JOB",
+        run_id=run_id,
+        tags=tags,
+        asset_selection=frozenset(dg.AssetKey(a) for a in assets) if assets else None,
+    )
+
+
+def test_follow_upstream_runs_join_the_latest_refresh_started_before_them() -> None:
+    from pipelines.automation import AUTOMATION_TAGS, REFRESH_TAG, refreshes_of
+
+    automated = {**AUTOMATION_TAGS, "dagster/from_automation_condition": "true"}
+    runs = [
+        _run("before-any-refresh", ["accepted_games"], **automated),
+        _run("ui-roots-0000000000", ["reference_games", "seed_pool", "roster"]),
+        _run("a1", ["accepted_games"], **automated),
+        _run("by-hand", ["leaderboards"]),  # a single asset from the UI: no refresh
+        _run("nightly", ["reference_games", "seed_pool", "roster"], **{REFRESH_TAG: "n-1"}),
+        _run("a2", ["axis_scores"], **automated),
+    ]
+    found, current = refreshes_of(runs[:3], None)
+    assert found == {"ui-roots-0000000000": "manual-ui-roots-000", "a1": "manual-ui-roots-000"}
+    # the rest in a later tick, from the refresh current at the end of the first
+    later, current = refreshes_of(runs[3:], current)
+    assert later == {"a2": "n-1"} and current == "n-1"
+    # going over runs already tagged changes nothing (the sensor may start over)
+    tagged = [
+        _run(r.run_id, [k.path[0] for k in r.asset_selection or []], **r.tags, **{REFRESH_TAG: t})
+        for r in runs[1:3]
+        for t in [found[r.run_id]]
+    ]
+    assert refreshes_of(tagged, None) == ({}, "manual-ui-roots-000")
+
+
+GAMES = dg.StaticPartitionsDefinition(["g1", "g2"])
+
+
+@dg.asset(name="roster")
+def _roster() -> None: ...
+
+
+@dg.asset(name="reference_games")
+def _reference_games() -> None: ...
+
+
+@dg.asset(name="match_corpus", deps=["roster"], partitions_def=GAMES)
+def _match_corpus() -> None: ...
+
+
+@dg.asset(name="complete_pairs", deps=["match_corpus"])
+def _complete_pairs() -> None: ...
+
+
+@dg.asset(name="leaderboards", deps=["complete_pairs"])
+def _leaderboards() -> None: ...
+
+
+@dg.asset(
+    name="release_bundle", deps=["roster", "reference_games", "complete_pairs", "leaderboards"]
+)
+def _release_bundle() -> None: ...
+
+
+SHAPE = [_roster, _reference_games, _match_corpus, _complete_pairs, _leaderboards, _release_bundle]
+
+
+def test_a_roster_change_reaches_the_release_once_after_the_matches() -> None:
+    """The shape of the real graph (a root feeding the release directly and through the
+    per-game corpus): the release must not run on the new roster and the old corpus."""
+    from pipelines.automation import refresh, with_automation
+
+    roots = [dg.AssetKey("roster"), dg.AssetKey("reference_games")]
+    defs_ = dg.Definitions(assets=with_automation(SHAPE, roots=roots))
+    instance = dg.DagsterInstance.ephemeral()
+    job = defs_.resolve_implicit_global_asset_job_def()
+
+    def run_one(partition: str | None, assets: list[dg.AssetKey], tags: object) -> bool:
+        return job.execute_in_process(
+            instance=instance, asset_selection=assets, partition_key=partition
+        ).success
+
+    first = refresh(defs_, instance, run_one, roots=roots)
+    assert first is not None
+    assert [list(w.runs) for w in first.waves] == [[None], ["g1", "g2"], [None]]
+
+    then = refresh(defs_, instance, run_one, roots=[dg.AssetKey("roster")])
+    assert then is not None
+    assert [w.runs for w in then.waves] == [
+        {None: [dg.AssetKey("roster")]},
+        {"g1": [dg.AssetKey("match_corpus")], "g2": [dg.AssetKey("match_corpus")]},
+        {None: [dg.AssetKey(k) for k in ("complete_pairs", "leaderboards", "release_bundle")]},
+    ]
+
+
+def test_an_asset_ignores_deps_whose_updates_reach_it_through_another() -> None:
+    from pipelines.automation import followed_deps
+
+    k = dg.AssetKey
+    deps = {
+        k("roster"): set(),
+        k("benchmark_games"): set(),
+        k("match_corpus"): {k("roster")},
+        k("leaderboards"): {k("match_corpus")},
+        k("ablations"): {k("benchmark_games"), k("leaderboards"), k("roster")},
+    }
+    plan = followed_deps(deps, {k("benchmark_games"): {k("match_corpus")}}, [k("roster")])
+    # roster: through leaderboards, and a root among other deps; benchmark_games: it writes
+    # match_corpus's partitions, so its change reaches ablations through leaderboards too
+    assert plan.ignored[k("ablations")] == {k("roster"), k("benchmark_games")}
+    assert plan.ignored[k("match_corpus")] == frozenset()  # a root is its only dep
+    assert plan.depth[k("ablations")] == 3
+    with pytest.raises(ValueError, match="cycle"):
+        followed_deps({k("a"): {k("b")}, k("b"): {k("a")}}, {}, [])
+
+
+def test_in_the_real_graph_the_last_assets_follow_only_their_last_deps() -> None:
+    from pipelines.automation import follows_of
+    from pipelines.definitions import stage_assets
+
+    k = dg.AssetKey
+    plan = follows_of(stage_assets())
+    graph = defs.resolve_asset_graph()
+
+    def followed(name: str) -> set[dg.AssetKey]:
+        return set(graph.get(k(name)).parent_keys) - plan.ignored[k(name)]
+
+    assert followed("release_bundle") == {k("capability_profiles"), k("leaderboards")}
+    assert followed("ablations") == {k("leaderboards")}
+    assert followed("match_corpus") == {k("roster")}
+    assert plan.depth[k("release_bundle")] == max(plan.depth.values())
+
+
+def test_the_refresh_tags_sensor_tags_a_ui_refresh_across_ticks() -> None:
+    from pipelines.automation import AUTOMATION_TAGS, REFRESH_TAG, refresh_tags
+
+    instance = dg.DagsterInstance.ephemeral()
+    job = dg.Definitions(assets=SHAPE).resolve_implicit_global_asset_job_def()
+
+    def run(assets: list[dg.AssetsDefinition], **tags: str) -> str:
+        keys = [asset.key for asset in assets]
+        return job.execute_in_process(instance=instance, asset_selection=keys, tags=tags).run_id
+
+    def refresh_of(run_id: str) -> str | None:
+        found = instance.get_run_by_id(run_id)
+        assert found is not None
+        return found.tags.get(REFRESH_TAG)
+
+    roots = run([_roster, _reference_games])  # the UI's Materialize button: no tags
+    followers = [run([_leaderboards], **AUTOMATION_TAGS)]
+    tick = dg.build_sensor_context(instance=instance)
+    refresh_tags(tick)
+    by_hand = run([_leaderboards])  # one asset from the UI: in no refresh
+    followers.append(run([_leaderboards], **AUTOMATION_TAGS))
+    later = refresh_tags(dg.build_sensor_context(instance=instance, cursor=tick.cursor))
+    assert isinstance(later, dg.SkipReason) and "2 new runs, 1 tagged" in str(later.skip_message)
+    assert {refresh_of(r) for r in [roots, *followers]} == {f"manual-{roots[:12]}"}
+    assert refresh_of(by_hand) is None
