@@ -226,7 +226,7 @@ def make_env(root: Path, extra: Mapping[str, str]) -> dict[str, str]:
     profile, and this checkout first on ``PYTHONPATH``."""
     home = root / "dagster_home"
     home.mkdir(parents=True)
-    shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
+    shutil.copy(REPO_ROOT / "instance" / "dagster.yaml", home / "dagster.yaml")
     roster = root / "roster.yaml"
     shutil.copy(DEMO_ROSTER, roster)
     env = {key: value for key, value in os.environ.items() if key != "GENSTRAT_PROFILE"}

@@ -85,7 +85,7 @@ def make_run(root: Path) -> Path:
     ``root``, the demo profile and roster; returns its data folder."""
     home = root / "dagster_home"
     home.mkdir(parents=True)
-    shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
+    shutil.copy(REPO_ROOT / "instance" / "dagster.yaml", home / "dagster.yaml")
     env = {k: v for k, v in os.environ.items() if k not in ("GENSTRAT_PROFILE", "GENSTRAT_ROSTER")}
     env |= {
         "DAGSTER_HOME": str(home),
