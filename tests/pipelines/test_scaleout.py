@@ -75,7 +75,10 @@ def test_pool_and_game_partitions_on_a_dask_cluster_match_an_in_process_run(
         for game, outcome in there.games.items():
             run = instance.get_run_by_id(outcome.run_id)
             assert run is not None and run.tags["dagster/partition"] == game
-            assert set(step_pids(instance, outcome.run_id)) == {"axis_scores"}
+            assert set(step_pids(instance, outcome.run_id)) == {
+                "axis_scores",
+                "axis_scores_contract",
+            }
 
     expected = read_outputs(postgres_env.data)
     produced = read_outputs(cluster_data)
