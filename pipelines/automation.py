@@ -346,17 +346,37 @@ def refreshes_of(
     default_status=dg.DefaultSensorStatus.RUNNING,
 )
 def refresh_tags(context: dg.SensorEvaluationContext) -> dg.SkipReason:
-    state = json.loads(context.cursor) if context.cursor else {"after": None, "refresh": None}
-    if state["after"] and not context.instance.has_run(state["after"]):
-        state["after"] = None  # that run was deleted: start over (tagged runs stay as they are)
-    records = context.instance.get_run_records(limit=500, ascending=True, cursor=state["after"])
-    if not records:
-        return dg.SkipReason("no new runs")
-    found, current = refreshes_of((r.dagster_run for r in records), state["refresh"])
-    for run_id, refresh_id in found.items():
-        context.instance.add_run_tags(run_id, {REFRESH_TAG: refresh_id})
-    context.update_cursor(json.dumps({"after": records[-1].dagster_run.run_id, "refresh": current}))
-    return dg.SkipReason(f"{len(records)} new runs, {len(found)} tagged; refresh {current}")
+    instance = context.instance
+    state = json.loads(context.cursor) if context.cursor else {}
+    after, current = state.get("after"), state.get("refresh")
+    going: dict[str, str] = state.get("going", {})
+    # A tag added to a run that has not ended can be lost: Dagster rewrites a run's record from
+    # a copy read before the tag was added when the run's status changes. Such runs are
+    # tagged again once they have ended (then nothing rewrites them).
+    repaired = 0
+    for run_id, refresh_id in list(going.items()):
+        run = instance.get_run_by_id(run_id)
+        if run is None or run.is_finished:
+            del going[run_id]
+        if run is not None and run.is_finished and run.tags.get(REFRESH_TAG) != refresh_id:
+            instance.add_run_tags(run_id, {REFRESH_TAG: refresh_id})
+            repaired += 1
+    if after and not instance.has_run(after):
+        after = None  # that run was deleted: start over (tagged runs stay as they are)
+    records = instance.get_run_records(limit=500, ascending=True, cursor=after)
+    found, current = refreshes_of((r.dagster_run for r in records), current)
+    for record in records:
+        run = record.dagster_run
+        if run.run_id in found:
+            instance.add_run_tags(run.run_id, {REFRESH_TAG: found[run.run_id]})
+            if not run.is_finished:
+                going[run.run_id] = found[run.run_id]
+    if records:
+        after = records[-1].dagster_run.run_id
+    context.update_cursor(json.dumps({"after": after, "refresh": current, "going": going}))
+    return dg.SkipReason(
+        f"{len(records)} new runs, {len(found)} tagged, {repaired} tagged again; refresh {current}"
+    )
 
 
 SCHEDULES: list[dg.ScheduleDefinition] = [nightly_refresh]

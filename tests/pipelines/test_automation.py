@@ -382,6 +382,32 @@ def test_the_refresh_tags_sensor_tags_a_ui_refresh_across_ticks() -> None:
     by_hand = run([_leaderboards])  # one asset from the UI: in no refresh
     followers.append(run([_leaderboards], **AUTOMATION_TAGS))
     later = refresh_tags(dg.build_sensor_context(instance=instance, cursor=tick.cursor))
-    assert isinstance(later, dg.SkipReason) and "2 new runs, 1 tagged" in str(later.skip_message)
+    assert isinstance(later, dg.SkipReason) and "2 new runs, 1 tagged," in str(later.skip_message)
     assert {refresh_of(r) for r in [roots, *followers]} == {f"manual-{roots[:12]}"}
     assert refresh_of(by_hand) is None
+
+
+def test_a_refresh_tag_lost_while_the_run_went_on_is_added_again_when_it_ends() -> None:
+    from pipelines.automation import AUTOMATION_TAGS, REFRESH_TAG, refresh_tags
+
+    instance = dg.DagsterInstance.ephemeral()
+    nightly = dg.DagsterRun(job_name="main_job", run_id="n" * 36, tags={REFRESH_TAG: "n-1"})
+    going = dg.DagsterRun(
+        job_name="__ASSET_JOB",
+        run_id="q" * 36,
+        status=dg.DagsterRunStatus.STARTED,
+        tags=AUTOMATION_TAGS,
+    )
+    instance.add_run(nightly)
+    instance.add_run(going)
+    tick = dg.build_sensor_context(instance=instance)
+    refresh_tags(tick)
+    stored = instance.get_run_by_id(going.run_id)
+    assert stored is not None and stored.tags[REFRESH_TAG] == "n-1"
+    # the run's own status update rewrote its record from a copy without the tag
+    instance.delete_run(going.run_id)
+    instance.add_run(going.with_status(dg.DagsterRunStatus.SUCCESS))
+    later = refresh_tags(dg.build_sensor_context(instance=instance, cursor=tick.cursor))
+    assert "1 tagged again" in str(later.skip_message)
+    stored = instance.get_run_by_id(going.run_id)
+    assert stored is not None and stored.tags[REFRESH_TAG] == "n-1"
