@@ -28,6 +28,7 @@ from arena.secrets import MOVE_TEXT_FIELDS, environment_secrets, redact_all
 from engines.axes.benchmark import diagnostics_tables
 from engines.gbg import ENGINE_VERSION, GameSpec, rulebook
 from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig
+from engines.tournament.records import WALL_CLOCK_COLUMNS as MATCH_WALL_CLOCK_COLUMNS
 from quality.gates import GateResult, reproduction
 from quality.release_gates import MATCH_TABLES, release_gates
 from releases.analysis import (
@@ -42,11 +43,9 @@ from releases.store import Published, publish
 from releases.versioned import newest_results
 
 WALL_CLOCK_COLUMNS: tuple[str, ...] = (
-    "started_at",
-    "finished_at",
-    "duration_s",
-    "latency_s",
-    "seconds",
+    *MATCH_WALL_CLOCK_COLUMNS,  # a match's times (engines.tournament.records)
+    "latency_s",  # a move's
+    "seconds",  # the axes' computing time
     "rerun_seconds",
 )
 """Columns that record when and how long something ran on this machine, not what happened (a

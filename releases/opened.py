@@ -11,8 +11,10 @@ rank and strength changes with their intervals, games added or removed, engine a
 from __future__ import annotations
 
 import json
+import shutil
 import tarfile
 import tempfile
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,7 +69,7 @@ def open_release(target: str | Path, store: Path | None = None) -> OpenedRelease
     """Verify the release ``target`` (an id in ``store``, a folder or a ``.tar.gz``) and open
     it; ``ValueError`` with the first problem when it does not verify."""
     verified = verify(target, store)
-    folder = verified.path
+    folder, unpacked = verified.path, None
     if folder.is_file():  # an archive: unpack the verified members next to nothing else
         unpacked = Path(tempfile.mkdtemp(prefix=f"genstrat-{verified.release_id}-"))
         with tarfile.open(folder, "r:gz") as archive:
@@ -75,7 +77,10 @@ def open_release(target: str | Path, store: Path | None = None) -> OpenedRelease
         folder = unpacked / verified.release_id
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     integrity = json.loads((folder / "integrity.json").read_text(encoding="utf-8"))
-    return OpenedRelease(verified.release_id, folder, manifest, integrity)
+    opened = OpenedRelease(verified.release_id, folder, manifest, integrity)
+    if unpacked is not None:  # unpacked here: removed with the object
+        weakref.finalize(opened, shutil.rmtree, unpacked, ignore_errors=True)
+    return opened
 
 
 def _board(release: OpenedRelease) -> pd.DataFrame:

@@ -52,6 +52,9 @@ def test_open_release_reads_the_verified_tables(store: tuple[Path, str, str]) ->
         release.table("nope")
     archive = open_release(path / first / f"{first}.tar.gz")  # the archive alone suffices
     pd.testing.assert_frame_equal(archive.table("leaderboards"), release.table("leaderboards"))
+    unpacked = archive.path.parent
+    del archive  # the unpacked copy goes with the object
+    assert not unpacked.exists()
 
 
 def test_a_tampered_release_is_not_opened(store: tuple[Path, str, str], tmp_path: Path) -> None:
