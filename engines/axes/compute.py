@@ -40,7 +40,7 @@ from engines.axes.population import (
     build_population,
     forget_strategies,
     ranking_deals,
-    score_against_l0,
+    scores_against_l0,
     std_g,
     strategy_seeds,
 )
@@ -125,7 +125,7 @@ def _rank_task(
     spec_json: str, seeds: list[int], deals: list[tuple[int, int]], amounts: int
 ) -> list[float]:
     spec = _spec(spec_json)
-    return [score_against_l0(spec, s, deals, amounts) for s in seeds]
+    return scores_against_l0(spec, seeds, deals, amounts)
 
 
 def _state_space_task(spec_json: str, deals: int, seed: int) -> StateSpace:

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from engines.axes.menus import reduce_menu
+from engines.gbg.batch import FixedChanceTree, Node, Resolver
 from engines.gbg.engine import CARD_EVENTS, CHANCE, PAIR_EVENTS, PUBLIC, TERMINAL, State, new_deal
 from engines.gbg.spec import SEATS, GameSpec
 from engines.gbg.structure import max_decisions
@@ -191,6 +192,75 @@ def play_out(
         else:
             assert seat == TERMINAL
             return state
+
+
+def chance_resolver(rank: Sequence[int], aux: list[float]) -> Resolver:
+    """The resolver of a ``FixedChanceTree`` (``engines.gbg.batch``) for a deal whose chance
+    is the card order ``rank`` and the stream ``aux``: it settles chance exactly as
+    ``play_out`` does, the cursor being the stream's read position."""
+
+    def resolve(state: State, cursor: int) -> int:
+        if state.current_player != CHANCE:
+            return cursor
+        stream = Stream(aux)
+        stream.index = cursor
+        while state.current_player == CHANCE:
+            resolve_chance(state, rank, stream)
+        return stream.index
+
+    return resolve
+
+
+def fixed_chance_tree(state: State, rank: Sequence[int], aux: list[float]) -> FixedChanceTree:
+    """The memo of the deals that continue ``state`` under the card order ``rank`` and the
+    stream ``aux`` read from its start (a position's replays all read ``aux`` from 0)."""
+    return FixedChanceTree(state, chance_resolver(rank, aux))
+
+
+def play_tree(
+    tree: FixedChanceTree,
+    node: Node,
+    policies: Sequence[Policy],
+    uniforms: Sequence[float],
+    max_amounts: int,
+) -> Node:
+    """``play_out`` on a ``FixedChanceTree``: from ``node``, ``policies[seat]`` chooses from
+    A(I) with the uniforms read in order; a forced decision draws nothing.  Returns the
+    terminal node: the same deal, move for move, as ``play_out`` from ``node``'s state with
+    the tree's chance and ``Stream(uniforms)``.  A node memoises its A(I) and, once a keyed
+    policy asks, the mover's information-state key; one tree serves one ``max_amounts``."""
+    keyed = [getattr(p, "choose_keyed", None) for p in policies]
+    n = len(uniforms)
+    i = 0
+    while True:
+        seat = node.player
+        if seat < 0:
+            return node
+        memo = node.memo
+        if memo is None:
+            legal = node.legal
+            memo = node.memo = [legal if len(legal) == 1 else reduce_menu(legal, max_amounts), None]
+        menu = memo[0]
+        if len(menu) == 1:
+            node = tree.child(node, menu[0])
+            continue
+        u = uniforms[i % n]
+        i += 1
+        fast = keyed[seat]
+        if fast is not None:
+            key = memo[1]
+            if key is None:
+                key = memo[1] = node.state.information_state(seat)
+            action = fast(key, menu, u)
+        else:
+            action = policies[seat].choose(node.state, seat, menu, u)
+        node = tree.child(node, action)
+
+
+def node_lead(node: Node, seat: int) -> int:
+    """``chip_lead`` of a tree node."""
+    a, b = node.state.returns()
+    return a - b if seat == 0 else b - a
 
 
 def chip_lead(state: State, seat: int) -> int:

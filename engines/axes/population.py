@@ -31,7 +31,17 @@ import numpy as np
 
 from engines.agents.dirichlet import DirichletStrategy
 from engines.axes.budgets import AxisBudget
-from engines.axes.play import Policy, Stream, chip_lead, draw_chance, play_out, stream_length
+from engines.axes.play import (
+    Policy,
+    Stream,
+    chip_lead,
+    draw_chance,
+    fixed_chance_tree,
+    node_lead,
+    play_out,
+    play_tree,
+    stream_length,
+)
 from engines.gbg.engine import State, new_deal
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
@@ -139,19 +149,43 @@ def score_against_l0(
     spec: GameSpec, seed: int, deals: Sequence[tuple[int, int]], max_amounts: int
 ) -> float:
     """Mean chip lead of strategy ``seed`` against L0 over ``deals``, seats alternating."""
-    member = strategy(seed)
+    return scores_against_l0(spec, [seed], deals, max_amounts)[0]
+
+
+def scores_against_l0(
+    spec: GameSpec,
+    seeds: Sequence[int],
+    deals: Sequence[tuple[int, int]],
+    max_amounts: int,
+    *,
+    interpreted: bool = False,
+) -> list[float]:
+    """``score_against_l0`` of every strategy in ``seeds``.  Every member plays the same deals,
+    so each deal is a ``FixedChanceTree`` (``engines.gbg.batch``) the members walk in turn:
+    the same deals, move for move, as interpreting each (``interpreted=True``, the reference
+    the tests compare with)."""
+    members = [strategy(s) for s in seeds]
     length = stream_length(spec)
-    total = 0
+    totals = [0] * len(members)
     for k, (chance_seed, move_seed) in enumerate(deals):
         chance = draw_chance(spec, np.random.default_rng(chance_seed))
-        moves = Stream(np.random.default_rng(move_seed).random(length).tolist())
+        uniforms = np.random.default_rng(move_seed).random(length).tolist()
         seat = k % 2
-        policies: list[Policy] = [L0, L0]
-        policies[seat] = member
-        state = new_deal(spec, explicit_chance=True)
-        play_out(state, policies, chance.rank, chance.stream(), moves, max_amounts)
-        total += chip_lead(state, seat)
-    return total / len(deals) if deals else 0.0
+        start = new_deal(spec, explicit_chance=True)
+        tree = None if interpreted else fixed_chance_tree(start, chance.rank, chance.aux)
+        for j, member in enumerate(members):
+            policies: list[Policy] = [L0, L0]
+            policies[seat] = member
+            if tree is None:
+                state = start.clone()
+                play_out(
+                    state, policies, chance.rank, chance.stream(), Stream(uniforms), max_amounts
+                )
+                totals[j] += chip_lead(state, seat)
+            else:
+                end = play_tree(tree, tree.root, policies, uniforms, max_amounts)
+                totals[j] += node_lead(end, seat)
+    return [t / len(deals) if deals else 0.0 for t in totals]
 
 
 def rank(
@@ -174,7 +208,7 @@ def build_population(
     seeds = strategy_seeds(population_seed, budget.population_size)
     if scores is None:
         deals = ranking_deals(spec, population_seed, budget.ranking_deals)
-        scores = [score_against_l0(spec, s, deals, budget.max_amounts) for s in seeds]
+        scores = scores_against_l0(spec, seeds, deals, budget.max_amounts)
     members, ranked_scores, tier1 = rank(seeds, scores, budget.tier1_size)
     return Population(
         seed=population_seed,

@@ -25,11 +25,14 @@ from engines.axes.play import (
     Policy,
     Stream,
     chip_lead,
+    fixed_chance_tree,
+    node_lead,
     play_out,
+    play_tree,
     stream_length,
 )
 from engines.axes.population import Population
-from engines.axes.worlds import replay_steps, resample_world
+from engines.axes.worlds import World, replay_steps, resample_world
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
 
@@ -61,8 +64,14 @@ def action_values(
     population: Population,
     budget: AxisBudget,
     seed: int,
+    *,
+    interpreted: bool = False,
 ) -> ActionTable:
-    """Replay every action of ``decision`` under the common contexts (module docstring)."""
+    """Replay every action of ``decision`` under the common contexts (module docstring).
+
+    The replays of a world walk one ``FixedChanceTree`` (``engines.gbg.batch``): the same
+    deals, move for move, as interpreting each from the world's state, which
+    ``interpreted=True`` does (the reference the tests compare with)."""
     rng = np.random.default_rng(decision_seed(seed, decision))
     seat = decision.seat
     n_k, n_t, n_w = budget.continuations, budget.opponents, budget.worlds
@@ -88,32 +97,10 @@ def action_values(
     menu = decision.menu
     values = np.empty((len(menu), n_k, n_t, n_w))
     max_amounts = budget.max_amounts
+    replay = _replay_interpreted if interpreted else _replay_memoised
     for w, world in enumerate(worlds):
-        start = world.state
-        rank, aux = world.chance.rank, world.chance.aux
         renamed = [world.actions[a] for a in menu]
-        keys = InfoKeys(start.g.label_of)  # the world's history, named once for all replays
-        keys.key(start, 0)
-        keys.key(start, 1)
-        for k, continuation in enumerate(continuations):
-            for t, opponent in enumerate(opponents):
-                policies: list[Policy] = [continuation, opponent]
-                if seat == 1:
-                    policies.reverse()
-                uniforms = moves[k, t, w].tolist()
-                for a, action in enumerate(renamed):
-                    state = start.clone()
-                    state.apply(action)
-                    play_out(
-                        state,
-                        policies,
-                        rank,
-                        Stream(aux),
-                        Stream(uniforms),
-                        max_amounts,
-                        keys.copy(),
-                    )
-                    values[a, k, t, w] = chip_lead(state, seat)
+        replay(world, renamed, continuations, opponents, seat, moves[:, :, w], max_amounts, values[..., w])
     return ActionTable(
         seat=seat,
         menu=menu,
@@ -121,3 +108,58 @@ def action_values(
         fallbacks=sum(w.fallback for w in worlds),
         world_attempts=sum(w.attempts for w in worlds),
     )
+
+
+def _replay_memoised(
+    world: World,
+    renamed: list[str],
+    continuations: list[Policy],
+    opponents: list[Policy],
+    seat: int,
+    moves: np.ndarray,
+    max_amounts: int,
+    out: np.ndarray,
+) -> None:
+    """Fill ``out[a, k, t]`` for one world by walking its fixed-chance tree."""
+    tree = fixed_chance_tree(world.state, world.chance.rank, world.chance.aux)
+    roots = [tree.child(tree.root, action) for action in renamed]
+    for k, continuation in enumerate(continuations):
+        for t, opponent in enumerate(opponents):
+            policies: list[Policy] = [continuation, opponent]
+            if seat == 1:
+                policies.reverse()
+            uniforms = moves[k, t].tolist()
+            for a, root in enumerate(roots):
+                end = play_tree(tree, root, policies, uniforms, max_amounts)
+                out[a, k, t] = node_lead(end, seat)
+
+
+def _replay_interpreted(
+    world: World,
+    renamed: list[str],
+    continuations: list[Policy],
+    opponents: list[Policy],
+    seat: int,
+    moves: np.ndarray,
+    max_amounts: int,
+    out: np.ndarray,
+) -> None:
+    """Fill ``out[a, k, t]`` for one world by interpreting every replay (the reference)."""
+    start = world.state
+    rank, aux = world.chance.rank, world.chance.aux
+    keys = InfoKeys(start.g.label_of)  # the world's history, named once for all replays
+    keys.key(start, 0)
+    keys.key(start, 1)
+    for k, continuation in enumerate(continuations):
+        for t, opponent in enumerate(opponents):
+            policies: list[Policy] = [continuation, opponent]
+            if seat == 1:
+                policies.reverse()
+            uniforms = moves[k, t].tolist()
+            for a, action in enumerate(renamed):
+                state = start.clone()
+                state.apply(action)
+                play_out(
+                    state, policies, rank, Stream(aux), Stream(uniforms), max_amounts, keys.copy()
+                )
+                out[a, k, t] = chip_lead(state, seat)

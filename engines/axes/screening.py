@@ -48,8 +48,11 @@ from engines.axes.play import (
     Stream,
     chip_lead,
     draw_chance,
+    fixed_chance_tree,
+    node_lead,
     play_out,
     play_traced,
+    play_tree,
     stream_length,
 )
 from engines.axes.population import L0, strategy, strategy_seeds
@@ -147,11 +150,12 @@ def _information_sensitivity(spec: GameSpec, budget: ScreeningBudget, seed: int)
     leads = np.empty((budget.card_deals, budget.plays_per_card_deal))
     for i in range(budget.card_deals):
         chance = draw_chance(spec, rng)
+        # The plays of one card order walk one fixed-chance tree (engines.gbg.batch).
+        tree = fixed_chance_tree(new_deal(spec, explicit_chance=True), chance.rank, chance.aux)
         for j in range(budget.plays_per_card_deal):
-            state = new_deal(spec, explicit_chance=True)
-            moves = Stream(rng.random(length).tolist())
-            play_out(state, (L0, L0), chance.rank, chance.stream(), moves, MAX_AMOUNTS)
-            leads[i, j] = chip_lead(state, 0)
+            uniforms = rng.random(length).tolist()
+            end = play_tree(tree, tree.root, (L0, L0), uniforms, MAX_AMOUNTS)
+            leads[i, j] = node_lead(end, 0)
     return _variance_share(leads)
 
 
@@ -164,14 +168,15 @@ def _opponent_modelling(spec: GameSpec, budget: ScreeningBudget, seed: int) -> f
         for _ in range(budget.deals_per_opponent)
     ]
     leads = np.empty((len(opponents), len(deals)))
-    for o, opponent in enumerate(opponents):
-        for d, (chance, uniforms) in enumerate(deals):
-            seat = d % 2
+    for d, (chance, uniforms) in enumerate(deals):
+        # Every opponent meets this deal: one fixed-chance tree (engines.gbg.batch).
+        tree = fixed_chance_tree(new_deal(spec, explicit_chance=True), chance.rank, chance.aux)
+        seat = d % 2
+        for o, opponent in enumerate(opponents):
             policies: list[Policy] = [L0, L0]
             policies[1 - seat] = opponent
-            state = new_deal(spec, explicit_chance=True)
-            play_out(state, policies, chance.rank, chance.stream(), Stream(uniforms), MAX_AMOUNTS)
-            leads[o, d] = chip_lead(state, seat)
+            end = play_tree(tree, tree.root, policies, uniforms, MAX_AMOUNTS)
+            leads[o, d] = node_lead(end, seat)
     # Two-way layout (opponent x deal, common deals): the opponent variance component.
     n_o, n_d = leads.shape
     grand = leads.mean()
