@@ -55,7 +55,8 @@ class Policy(Protocol):
 
     A policy that depends on the information state only may also offer
     ``choose_keyed(info_state, menu, u)``; the playing loops then pass it the key from an
-    ``InfoKeys`` instead of letting it rebuild the key from the state."""
+    ``InfoKeys`` instead of letting it rebuild the key from the state.  One that depends on
+    the menu only may offer ``choose_blind(menu, u)``, which ``play_tree`` prefers."""
 
     name: str
 
@@ -229,9 +230,12 @@ def play_tree(
     terminal node: the same deal, move for move, as ``play_out`` from ``node``'s state with
     the tree's chance and ``Stream(uniforms)``.  A node memoises its A(I) and, once a keyed
     policy asks, the mover's information-state key; one tree serves one ``max_amounts``."""
+    blind = [getattr(p, "choose_blind", None) for p in policies]
     keyed = [getattr(p, "choose_keyed", None) for p in policies]
     n = len(uniforms)
     i = 0
+    live: State | None = None  # the walk's own state while it is on new ground
+    step = tree.step
     while True:
         seat = node.player
         if seat < 0:
@@ -242,24 +246,28 @@ def play_tree(
             memo = node.memo = [legal if len(legal) == 1 else reduce_menu(legal, max_amounts), None]
         menu = memo[0]
         if len(menu) == 1:
-            node = tree.child(node, menu[0])
+            node, live = step(node, menu[0], live)
             continue
         u = uniforms[i % n]
         i += 1
+        choose = blind[seat]
+        if choose is not None:
+            node, live = step(node, choose(menu, u), live)
+            continue
         fast = keyed[seat]
         if fast is not None:
             key = memo[1]
             if key is None:
-                key = memo[1] = node.state.information_state(seat)
+                key = memo[1] = tree.state(node, live).information_state(seat)
             action = fast(key, menu, u)
         else:
-            action = policies[seat].choose(node.state, seat, menu, u)
-        node = tree.child(node, action)
+            action = policies[seat].choose(tree.state(node, live), seat, menu, u)
+        node, live = step(node, action, live)
 
 
 def node_lead(node: Node, seat: int) -> int:
     """``chip_lead`` of a tree node."""
-    a, b = node.state.returns()
+    a, b = node.returns
     return a - b if seat == 0 else b - a
 
 

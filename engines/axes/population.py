@@ -55,6 +55,10 @@ class Uniform:
     def choose(self, state: State, seat: int, menu: tuple[str, ...], u: float) -> str:
         return menu[int(u * len(menu))]
 
+    def choose_blind(self, menu: tuple[str, ...], u: float) -> str:
+        """The same choice, which needs no state."""
+        return menu[int(u * len(menu))]
+
 
 L0 = Uniform()
 

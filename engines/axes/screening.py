@@ -144,7 +144,9 @@ def _variance_share(groups: np.ndarray) -> float:
     return component / total if total > 0 else 0.0
 
 
-def _information_sensitivity(spec: GameSpec, budget: ScreeningBudget, seed: int) -> float:
+def _information_sensitivity(
+    spec: GameSpec, budget: ScreeningBudget, seed: int, interpreted: bool = False
+) -> float:
     rng = np.random.default_rng(derive_seed(seed, 0x5C3))
     length = stream_length(spec)
     leads = np.empty((budget.card_deals, budget.plays_per_card_deal))
@@ -154,12 +156,20 @@ def _information_sensitivity(spec: GameSpec, budget: ScreeningBudget, seed: int)
         tree = fixed_chance_tree(new_deal(spec, explicit_chance=True), chance.rank, chance.aux)
         for j in range(budget.plays_per_card_deal):
             uniforms = rng.random(length).tolist()
+            if interpreted:  # the reference: interpret the play
+                state = new_deal(spec, explicit_chance=True)
+                moves = Stream(uniforms)
+                play_out(state, (L0, L0), chance.rank, chance.stream(), moves, MAX_AMOUNTS)
+                leads[i, j] = chip_lead(state, 0)
+                continue
             end = play_tree(tree, tree.root, (L0, L0), uniforms, MAX_AMOUNTS)
             leads[i, j] = node_lead(end, 0)
     return _variance_share(leads)
 
 
-def _opponent_modelling(spec: GameSpec, budget: ScreeningBudget, seed: int) -> float:
+def _opponent_modelling(
+    spec: GameSpec, budget: ScreeningBudget, seed: int, interpreted: bool = False
+) -> float:
     rng = np.random.default_rng(derive_seed(seed, 0x5C4))
     length = stream_length(spec)
     opponents = [strategy(s) for s in strategy_seeds(derive_seed(seed, 0x5C5), budget.opponents)]
@@ -175,6 +185,12 @@ def _opponent_modelling(spec: GameSpec, budget: ScreeningBudget, seed: int) -> f
         for o, opponent in enumerate(opponents):
             policies: list[Policy] = [L0, L0]
             policies[1 - seat] = opponent
+            if interpreted:  # the reference: interpret the play
+                state = new_deal(spec, explicit_chance=True)
+                moves = Stream(uniforms)
+                play_out(state, policies, chance.rank, chance.stream(), moves, MAX_AMOUNTS)
+                leads[o, d] = chip_lead(state, seat)
+                continue
             end = play_tree(tree, tree.root, policies, uniforms, MAX_AMOUNTS)
             leads[o, d] = node_lead(end, seat)
     # Two-way layout (opponent x deal, common deals): the opponent variance component.
@@ -227,11 +243,17 @@ def _brittleness(spec: GameSpec, budget: ScreeningBudget, seed: int) -> float:
     return float(np.mean(changes)) / sd if sd > 0 else 0.0
 
 
-def screening_axes(spec: GameSpec, budget: ScreeningBudget, seed: int = 0) -> dict[str, float]:
-    """The six screening axes of ``spec`` (see the module docstring)."""
+def screening_axes(
+    spec: GameSpec, budget: ScreeningBudget, seed: int = 0, *, interpreted: bool = False
+) -> dict[str, float]:
+    """The six screening axes of ``spec`` (see the module docstring).
+
+    Information sensitivity and opponent modelling play many deals under one card order:
+    they walk fixed-chance trees (``engines.gbg.batch``), the same deals move for move as
+    interpreting them, which ``interpreted=True`` does (the reference)."""
     out = _random_play(spec, budget.random_deals, seed)
-    out["information_sensitivity"] = _information_sensitivity(spec, budget, seed)
-    out["opponent_modelling"] = _opponent_modelling(spec, budget, seed)
+    out["information_sensitivity"] = _information_sensitivity(spec, budget, seed, interpreted)
+    out["opponent_modelling"] = _opponent_modelling(spec, budget, seed, interpreted)
     out["brittleness"] = _brittleness(spec, budget, seed)
     return {name: out[name] for name in SCREENING_AXES}
 

@@ -35,29 +35,42 @@ DEFAULT_BUDGET = 50_000
 
 
 class Node:
-    """A position under fixed chance: its interpreter state (settled: a decision or the end),
-    the chance cursor there, the children by action, and a slot for the caller's per-node
-    derivations (``memo``)."""
+    """A position under fixed chance: who moves (or TERMINAL), the menu, the chance cursor,
+    the returns at the end, the children by action, and a slot for the caller's per-node
+    derivations (``memo``).  The interpreter state is kept only where a walk branched off
+    (``state``; None elsewhere, rebuilt from the nearest ancestor that has one)."""
 
-    __slots__ = ("children", "cursor", "legal", "memo", "player", "state")
+    __slots__ = (
+        "action",
+        "children",
+        "cursor",
+        "legal",
+        "memo",
+        "parent",
+        "player",
+        "returns",
+        "state",
+    )
 
-    def __init__(self, state: State, cursor: int) -> None:
-        self.state = state
+    def __init__(self, parent: Node | None, action: str, state: State, cursor: int) -> None:
+        self.parent = parent
+        self.action = action
+        self.state: State | None = None
         self.cursor = cursor
         self.player = state.current_player
         self.legal = state.legal_actions()
+        self.returns = state.returns()
         self.children: dict[str, Node] = {}
         self.memo: Any = None
-
-    def returns(self) -> tuple[int, int]:
-        """Each seat's chip change (zero until the deal ends)."""
-        return self.state.returns()
 
 
 class FixedChanceTree:
     """The lazily expanded action tree below ``start`` (see the module docstring).
 
     ``start`` is copied, never moved; if it waits on chance, the resolver settles the copy.
+    A walk moves with ``step``, carrying the interpreter state it owns (``live``) while it
+    is on new ground, so that a new path costs one clone where it leaves the known tree and
+    then one ``apply`` per move, as interpreting it would.
     """
 
     __slots__ = ("budget", "resolve", "root", "size")
@@ -69,18 +82,50 @@ class FixedChanceTree:
         self.budget = budget
         state = start.clone()
         cursor = resolve(state, cursor)
-        self.root = Node(state, cursor)
+        self.root = Node(None, "", state, cursor)
+        self.root.state = state
         self.size = 1
 
-    def child(self, node: Node, action: str) -> Node:
-        """The position after ``action`` at ``node`` (``ValueError`` if it is illegal)."""
+    def step(self, node: Node, action: str, live: State | None) -> tuple[Node, State | None]:
+        """Play ``action`` at ``node``; ``live`` is the walk's own state at ``node``, if it
+        has one.  Returns the next node and the walk's own state there (None when the move
+        was known).  ``ValueError`` if ``action`` is illegal."""
         kid = node.children.get(action)
         if kid is not None:
-            return kid
-        state = node.state.clone()
-        state.apply(action)
-        kid = Node(state, self.resolve(state, node.cursor))
+            return kid, None
+        if live is None:
+            live = self.state(node).clone()
+        live.apply(action)
+        cursor = self.resolve(live, node.cursor)
+        kid = Node(node, action, live, cursor)
         if self.size < self.budget:
             node.children[action] = kid
             self.size += 1
+        return kid, live
+
+    def state(self, node: Node, live: State | None = None) -> State:
+        """The interpreter state at ``node`` (read it; do not move it): ``live`` when given,
+        else the node's, rebuilt from its nearest ancestor that keeps one and then kept."""
+        if live is not None:
+            return live
+        if node.state is not None:
+            return node.state
+        path: list[Node] = []
+        base: Node | None = node
+        while base is not None and base.state is None:
+            path.append(base)
+            base = base.parent
+        assert base is not None and base.state is not None  # the root keeps its state
+        state = base.state.clone()
+        for step in reversed(path):
+            state.apply(step.action)
+            self.resolve(state, step.parent.cursor if step.parent is not None else 0)
+        node.state = state
+        return state
+
+    def child(self, node: Node, action: str) -> Node:
+        """The node after ``action`` at ``node`` (memoised, with its state kept)."""
+        kid, live = self.step(node, action, None)
+        if live is not None:
+            kid.state = live
         return kid
