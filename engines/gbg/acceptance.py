@@ -25,8 +25,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engines.gbg.batch_random import python_uniforms, random_play
 from engines.gbg.engine import new_deal
 from engines.gbg.spec import GameSpec
+from engines.gbg.structure import max_decisions
 
 
 class AcceptanceSettings(BaseModel):
@@ -51,41 +53,29 @@ class AcceptanceSettings(BaseModel):
 
 
 def evaluate(
-    spec: GameSpec, settings: AcceptanceSettings | None = None, seed: int = 0
+    spec: GameSpec,
+    settings: AcceptanceSettings | None = None,
+    seed: int = 0,
+    *,
+    interpreted: bool = False,
 ) -> dict[str, Any]:
-    """Simulate ``settings.deals`` uniform random deals; return the verdict and its figures."""
+    """Simulate ``settings.deals`` uniform random deals; return the verdict and its figures.
+
+    The deals are played by the compiled loop (``engines.gbg.batch_random``), the same deals
+    as the interpreter's for the same seeds; ``interpreted=True``, or a game the loop hands
+    back, plays them on the interpreter (the reference)."""
     settings = settings or AcceptanceSettings()
-    draw = random.Random(seed).random
     n_phases = len(spec.phases)
-    fired = [0] * n_phases
     conditions = [
         (i, k)
         for i, p in enumerate(spec.phases)
         for k, e in enumerate(p.next)
         if e.when is not None
     ]
-    evaluated = dict.fromkeys(conditions, 0)
-    held = dict.fromkeys(conditions, 0)
-    decisions = alice_wins = bob_wins = 0
-    for d in range(settings.deals):
-        state = new_deal(spec, seed * 1_000_003 + d, tree=False)
-        while state.current_player >= 0:
-            legal = state.legal_actions()
-            state.apply(legal[int(draw() * len(legal))])
-            decisions += 1
-        for ev in state.events:
-            if ev[1] == "phase":
-                fired[ev[3]] += 1
-        for phase, taken in state.branches:
-            for k in range(taken + 1):
-                key = (phase, k)
-                if key in evaluated:
-                    evaluated[key] += 1
-                    held[key] += k == taken
-        a, _ = state.returns()
-        alice_wins += a > 0
-        bob_wins += a < 0
-
+    played = None if interpreted else _play_batch(spec, settings.deals, seed)
+    if played is None:
+        played = _play_interpreted(spec, settings.deals, seed, conditions)
+    decisions, alice_wins, bob_wins, fired, evaluated, held = played
     deals = settings.deals
     moves = decisions / (2 * deals)
     decided = alice_wins + bob_wins
@@ -145,3 +135,60 @@ def evaluate(
             "dead_n_min": settings.n_min,
         },
     }
+
+
+Counters = tuple[int, int, int, list[int], dict[tuple[int, int], int], dict[tuple[int, int], int]]
+"""decisions, Alice's wins, Bob's wins, phase entries, evaluations and holds per condition."""
+
+
+def _play_batch(spec: GameSpec, deals: int, seed: int) -> Counters | None:
+    """The filter's deals on the compiled loop (None: play them on the interpreter)."""
+    seeds = [seed * 1_000_003 + d for d in range(deals)]
+    uniforms = python_uniforms(random.Random(seed), deals * max_decisions(spec))
+    out = random_play(spec, seeds, uniforms)
+    if out is None:
+        return None
+    evaluated, held = {}, {}
+    for i, p in enumerate(spec.phases):
+        for k, e in enumerate(p.next):
+            if e.when is not None:
+                evaluated[(i, k)] = int(out.evaluated[i, k])
+                held[(i, k)] = int(out.held[i, k])
+    return (
+        int(out.decisions.sum()),
+        int((out.returns > 0).sum()),
+        int((out.returns < 0).sum()),
+        [int(f) for f in out.fired],
+        evaluated,
+        held,
+    )
+
+
+def _play_interpreted(
+    spec: GameSpec, deals: int, seed: int, conditions: list[tuple[int, int]]
+) -> Counters:
+    """The filter's deals on the interpreter (the reference)."""
+    draw = random.Random(seed).random
+    fired = [0] * len(spec.phases)
+    evaluated = dict.fromkeys(conditions, 0)
+    held = dict.fromkeys(conditions, 0)
+    decisions = alice_wins = bob_wins = 0
+    for d in range(deals):
+        state = new_deal(spec, seed * 1_000_003 + d, tree=False)
+        while state.current_player >= 0:
+            legal = state.legal_actions()
+            state.apply(legal[int(draw() * len(legal))])
+            decisions += 1
+        for ev in state.events:
+            if ev[1] == "phase":
+                fired[ev[3]] += 1
+        for phase, taken in state.branches:
+            for k in range(taken + 1):
+                key = (phase, k)
+                if key in evaluated:
+                    evaluated[key] += 1
+                    held[key] += k == taken
+        a, _ = state.returns()
+        alice_wins += a > 0
+        bob_wins += a < 0
+    return decisions, alice_wins, bob_wins, fired, evaluated, held

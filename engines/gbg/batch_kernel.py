@@ -1,0 +1,900 @@
+"""The compiled play loop: random deals of one game on flat tables, in machine code (numba).
+
+This is a second implementation of the rules of ``engines.gbg.phases``, ``engines.gbg.state``
+and the showdown metrics of ``engines.gbg.compiled``, written over the flat tables of
+``engines.gbg.batch_tables`` and compiled by numba.  It plays whole deals with chance from the
+engine's own generator (``engines.gbg.rng.DealRng``: SplitMix64 seeding, the 64-bit LCG, the
+same draws in the same order) and moves from a stream of uniforms (``legal[int(u * len)]``),
+so that a deal here is the interpreter's deal for the same seed and the same uniforms; the
+tests hold it to that on every preset and on generated games over the generator's range.
+
+Anything the interpreter would refuse (an empty menu, an empty hand at a showdown that reads
+it) stops the run with a status instead; the caller then plays the game on the interpreter,
+which raises what it raises.  The interpreter stays the reference: this module is a cache of
+it in another language, not a second definition of the rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, uint64
+
+# --- table layout (engines.gbg.batch_tables fills these) ----------------------------------------
+
+DEAL, REVEAL, BETTING, SIMULTANEOUS, AUCTION, PEEK, DRAW, SWAP, POSITION, SIDE_BET = range(10)
+
+# Phase table columns.
+K_KIND, K_COUNT, K_WHO, K_OPTIONAL, K_COST, K_RISK_PCT, K_RISK_CHIPS, K_TARGET = range(8)
+K_POS, K_SOURCE, K_CRITERION, K_PERK, K_PERK_POINTS, K_CAP, K_FORCED0, K_FORCED1 = range(8, 16)
+K_FIRST_RULE, K_FIRST_SEAT, K_FALLBACK, K_STAKE_KIND, K_NSIZES, K_PRICING, K_TIE = range(16, 23)
+K_ITEM, K_NOPTIONS, K_PROP, K_NEDGES, K_STRAIGHT = range(23, 28)
+PHASE_COLUMNS = 28
+
+# Predicate table columns and kinds.
+Q_KIND, Q_WHO, Q_NEGATE, Q_RANK, Q_AMOUNT, Q_PHASE, Q_OPTION, Q_POS = range(8)
+HOLDS_PAIR, HOLDS_RANK, CHIP_LEADER, POT_AT_LEAST, CHOSE, HOLDS_POSITION = range(6)
+W_ALICE, W_BOB, W_EITHER, W_BOTH, W_NEITHER = range(5)
+
+# Metric kinds.
+M_HIGH_CARD, M_RANK_SUM, M_LOW_SUM, M_PAIR_WITH_BOARD, M_BEST_FIVE = range(5)
+
+# Menu entry codes of a betting round (other phases use the option's index).
+FOLD, CHECK, CALL, BET = 0, 1, 2, 3
+
+# Scalars of a deal.
+S_PHASE, S_PLAYER, S_NBETS, S_TOP, S_DECKN, S_BOARDN, S_HN0, S_HN1 = range(8)
+S_QN, S_Q0, S_Q1, S_NSIDE, S_WINNER, S_SEL0, S_SEL1, S_MENUN = range(8, 16)
+S_MODE, S_ACTED0, S_ACTED1, S_FOLDED, S_ERROR = range(16, 21)
+SCALARS = 21
+
+MODE_ENTER, MODE_FINISH, MODE_NEXT, MODE_DECIDE, MODE_DONE = range(5)
+
+# Statuses of a run.
+OK, EMPTY_MENU, OUT_OF_UNIFORMS, EMPTY_HAND, NO_EDGE = range(5)
+
+_MUL = uint64(6364136223846793005)
+_INC = uint64(1442695040888963407)
+
+
+@njit(cache=True)
+def _seed(seed: np.uint64) -> np.uint64:  # pragma: no cover - compiled
+    z = seed + uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> uint64(30))) * uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> uint64(27))) * uint64(0x94D049BB133111EB)
+    return z ^ (z >> uint64(31))
+
+
+@njit(cache=True)
+def _below(rng: np.ndarray, n: int) -> int:  # pragma: no cover - compiled
+    s = rng[0] * _MUL + _INC
+    rng[0] = s
+    return int(((s >> uint64(32)) * uint64(n)) >> uint64(32))
+
+
+@njit(cache=True)
+def _deal_card(S, deck, hands, board, rng, dest):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """A card request: the deck's top card if one was peeked at, else a uniform draw."""
+    if S[S_TOP] >= 0:
+        card = S[S_TOP]
+        S[S_TOP] = -1
+    else:
+        n = S[S_DECKN]
+        i = _below(rng, n)
+        card = deck[i]
+        for j in range(i, n - 1):
+            deck[j] = deck[j + 1]
+        S[S_DECKN] = n - 1
+    if dest < 2:
+        hands[dest, S[S_HN0 + dest]] = card
+        S[S_HN0 + dest] += 1
+    elif dest == 2:
+        board[S[S_BOARDN]] = card
+        S[S_BOARDN] += 1
+    else:
+        S[S_TOP] = card
+
+
+@njit(cache=True)
+def _pay(M, seat, amount):  # type: ignore[no-untyped-def]  # pragma: no cover
+    if amount > M[0, seat]:
+        amount = M[0, seat]
+    M[0, seat] -= amount
+    M[1, seat] += amount
+    M[2, seat] += amount
+    return amount
+
+
+@njit(cache=True)
+def _seat_test(kind, rank, phase, option, pos, seat, S, hands, M, positions, choices, CT):  # type: ignore[no-untyped-def]  # pragma: no cover
+    if kind == HOLDS_PAIR:
+        n = S[S_HN0 + seat]
+        for i in range(n):
+            for j in range(i + 1, n):
+                if CT[1, hands[seat, i]] == CT[1, hands[seat, j]]:
+                    return True
+        return False
+    if kind == HOLDS_RANK:
+        for i in range(S[S_HN0 + seat]):
+            if CT[1, hands[seat, i]] == rank:
+                return True
+        return False
+    if kind == CHIP_LEADER:
+        return M[0, seat] > M[0, 1 - seat]
+    if kind == CHOSE:
+        return choices[phase, seat] == option
+    return positions[pos] == seat  # HOLDS_POSITION
+
+
+@njit(cache=True)
+def _predicate(q, PR, S, hands, M, positions, choices, CT):  # type: ignore[no-untyped-def]  # pragma: no cover
+    negate = PR[q, Q_NEGATE] != 0
+    kind = PR[q, Q_KIND]
+    if kind == POT_AT_LEAST:
+        return (M[1, 0] + M[1, 1] >= PR[q, Q_AMOUNT]) != negate
+    rank, phase, option, pos = PR[q, Q_RANK], PR[q, Q_PHASE], PR[q, Q_OPTION], PR[q, Q_POS]
+    who = PR[q, Q_WHO]
+    if who == W_ALICE or who == W_BOB:
+        seat = 0 if who == W_ALICE else 1
+        return _seat_test(kind, rank, phase, option, pos, seat, S, hands, M, positions, choices, CT) != negate
+    t0 = _seat_test(kind, rank, phase, option, pos, 0, S, hands, M, positions, choices, CT)
+    t1 = _seat_test(kind, rank, phase, option, pos, 1, S, hands, M, positions, choices, CT)
+    if who == W_EITHER:
+        return (t0 or t1) != negate
+    if who == W_BOTH:
+        return (t0 and t1) != negate
+    return (not (t0 or t1)) != negate
+
+
+@njit(cache=True)
+def _compare(a, la, b, lb):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Python's ordering of two sequences: 1 if a > b, -1 if a < b, 0 if equal."""
+    n = la if la < lb else lb
+    for i in range(n):
+        if a[i] != b[i]:
+            return 1 if a[i] > b[i] else -1
+    if la == lb:
+        return 0
+    return 1 if la > lb else -1
+
+
+@njit(cache=True)
+def _sort_desc(x, n):  # type: ignore[no-untyped-def]  # pragma: no cover
+    for i in range(1, n):
+        v = x[i]
+        j = i - 1
+        while j >= 0 and x[j] < v:
+            x[j + 1] = x[j]
+            j -= 1
+        x[j + 1] = v
+
+
+@njit(cache=True)
+def _straight_high(present):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """The top of the highest five-long run in the value set ``present`` (an ace, 14, also
+    plays as 1), or 0."""
+    n = present.shape[0]
+    ace = n > 14 and present[14]
+    for v in range(n - 1, -1, -1):
+        ok = True
+        for k in range(5):
+            w = v - k
+            if w < 0 or not (present[w] or (w == 1 and ace)):
+                ok = False
+                break
+        if ok:
+            return v
+    return 0
+
+
+@njit(cache=True)
+def _best_five(values, suits, n, n_suits, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``engines.gbg.compiled.best_five`` into ``out``; returns the key's length."""
+    size = 102
+    # Suits in order of first appearance, as the reference's dict iterates them.
+    order = np.full(n_suits, -1, np.int64)
+    seen = 0
+    for i in range(n):
+        s = suits[i]
+        known = False
+        for k in range(seen):
+            if order[k] == s:
+                known = True
+                break
+        if not known:
+            order[seen] = s
+            seen += 1
+    flush = np.zeros(5, np.int64)
+    has_flush = False
+    buf = np.zeros(n, np.int64)
+    for k in range(seen):
+        s = order[k]
+        m = 0
+        for i in range(n):
+            if suits[i] == s:
+                buf[m] = values[i]
+                m += 1
+        if m >= 5:
+            present = np.zeros(size, np.bool_)
+            for i in range(m):
+                present[buf[i]] = True
+            high = _straight_high(present)
+            if high:
+                out[0] = 8
+                out[1] = high
+                return 2
+            _sort_desc(buf, m)
+            if not has_flush or _compare(buf, 5, flush, 5) > 0:
+                for i in range(5):
+                    flush[i] = buf[i]
+                has_flush = True
+    counts = np.zeros(size, np.int64)
+    for i in range(n):
+        counts[values[i]] += 1
+    top_n, top_v = 0, 0
+    for v in range(size - 1, -1, -1):
+        if counts[v] > top_n:
+            top_n, top_v = counts[v], v
+    if top_n >= 4:
+        rest = values[:n].copy()
+        _sort_desc(rest, n)
+        out[0] = 7
+        out[1] = top_v
+        removed = 0
+        length = 2
+        for i in range(n):
+            if rest[i] == top_v and removed < 4:
+                removed += 1
+            elif length < 3:
+                out[length] = rest[i]
+                length += 1
+        return length
+    trips = np.zeros(n + 1, np.int64)
+    pairs = np.zeros(n + 1, np.int64)
+    singles = np.zeros(n + 1, np.int64)
+    nt = np_ = ns = 0
+    for v in range(size - 1, -1, -1):
+        if counts[v] == 3:
+            trips[nt] = v
+            nt += 1
+        elif counts[v] == 2:
+            pairs[np_] = v
+            np_ += 1
+        elif counts[v] == 1:
+            singles[ns] = v
+            ns += 1
+    if nt > 0 and (nt > 1 or np_ > 0):
+        second = -1
+        for i in range(1, nt):
+            second = max(second, trips[i])
+        for i in range(np_):
+            second = max(second, pairs[i])
+        out[0] = 6
+        out[1] = trips[0]
+        out[2] = second
+        return 3
+    if has_flush:
+        out[0] = 5
+        for i in range(5):
+            out[1 + i] = flush[i]
+        return 6
+    present = np.zeros(size, np.bool_)
+    for i in range(n):
+        present[values[i]] = True
+    high = _straight_high(present)
+    if high:
+        out[0] = 4
+        out[1] = high
+        return 2
+    if nt > 0:
+        out[0] = 3
+        out[1] = trips[0]
+        k = min(2, ns)
+        for i in range(k):
+            out[2 + i] = singles[i]
+        return 2 + k
+    if np_ >= 2:
+        kicker = 0
+        for v in range(size - 1, -1, -1):
+            if counts[v] > 0 and v != pairs[0] and v != pairs[1]:
+                kicker = v
+                break
+        out[0] = 2
+        out[1] = pairs[0]
+        out[2] = pairs[1]
+        out[3] = kicker
+        return 4
+    if np_ == 1:
+        out[0] = 1
+        out[1] = pairs[0]
+        k = min(3, ns)
+        for i in range(k):
+            out[2 + i] = singles[i]
+        return 2 + k
+    out[0] = 0
+    k = min(5, ns)
+    for i in range(k):
+        out[1 + i] = singles[i]
+    return 1 + k
+
+
+@njit(cache=True)
+def _showdown_key(seat, S, hands, board, M, CT, MET, RULES, n_suits, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """The seat's showdown key into ``out`` (compared as Python compares tuples); its length,
+    or -1 when the reference would fail on an empty hand."""
+    kind, use_board = MET[0], MET[1] != 0
+    hn = S[S_HN0 + seat]
+    n = hn + (S[S_BOARDN] if use_board or kind == M_BEST_FIVE else 0)
+    cards = np.zeros(max(n, 1), np.int64)
+    for i in range(hn):
+        cards[i] = hands[seat, i]
+    for i in range(hn, n):
+        cards[i] = board[i - hn]
+    points = M[3, seat]
+    out[0] = points
+    if kind == M_RANK_SUM or kind == M_LOW_SUM:
+        total = 0
+        for i in range(n):
+            total += CT[0, cards[i]]
+        for r in range(RULES.shape[0]):
+            count = 0
+            for i in range(n):
+                if CT[1, cards[i]] == RULES[r, 1]:
+                    count += 1
+            if RULES[r, 0] == 1:  # per card
+                total += RULES[r, 2] * count
+            elif count >= 2:
+                total += RULES[r, 2]
+        out[0] = (total if kind == M_RANK_SUM else -total) + points
+        return 1
+    if kind == M_HIGH_CARD:
+        for i in range(n):
+            out[1 + i] = CT[0, cards[i]]
+        _sort_desc(out[1:], n)
+        return 1 + n
+    if kind == M_PAIR_WITH_BOARD:
+        if hn == 0:
+            return -1
+        best = -1
+        paired = -1
+        for i in range(hn):
+            v = CT[0, hands[seat, i]]
+            best = max(best, v)
+            for j in range(S[S_BOARDN]):
+                if CT[1, board[j]] == CT[1, hands[seat, i]]:
+                    paired = max(paired, v)
+                    break
+        out[1] = 1 if paired >= 0 else 0
+        out[2] = paired if paired >= 0 else best
+        return 3
+    if n == 0:
+        return -1
+    values = np.zeros(n, np.int64)
+    suits = np.zeros(n, np.int64)
+    for i in range(n):
+        values[i] = CT[0, cards[i]]
+        suits[i] = CT[2, cards[i]]
+    return 1 + _best_five(values, suits, n, n_suits, out[1:])
+
+
+@njit(cache=True)
+def _measure(crit, seat, S, hands, M, CT, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """A position criterion's measure of ``seat`` into ``out``; its length."""
+    hn = S[S_HN0 + seat]
+    if crit == 0:  # high card
+        for i in range(hn):
+            out[i] = CT[0, hands[seat, i]]
+        _sort_desc(out, hn)
+        return hn
+    if crit == 1 or crit == 2:  # high sum, low sum
+        total = 0
+        for i in range(hn):
+            total += CT[0, hands[seat, i]]
+        out[0] = total if crit == 1 else -total
+        return 1
+    if crit == 3:  # pair
+        out[0] = 0
+        for i in range(hn):
+            for j in range(i + 1, hn):
+                if CT[1, hands[seat, i]] == CT[1, hands[seat, j]]:
+                    out[0] = 1
+        return 1
+    out[0] = M[0, seat]  # chip leader
+    return 1
+
+
+@njit(cache=True)
+def _peek_opponent(seat, S, hands, rng):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``seat`` sees a uniformly chosen card of the opponent's hand (one pick, if any)."""
+    if S[S_HN0 + 1 - seat] > 0:
+        _below(rng, S[S_HN0 + 1 - seat])
+
+
+@njit(cache=True)
+def _betting_decide(p, seat, S, M, P, SZ, menu):  # type: ignore[no-untyped-def]  # pragma: no cover
+    opp = 1 - seat
+    facing = M[2, opp] - M[2, seat]
+    limit = M[0, seat] - facing
+    if M[0, opp] < limit:
+        limit = M[0, opp]
+    if S[S_NBETS] >= P[p, K_CAP]:
+        limit = 0
+    m = 0
+    if facing > 0:
+        menu[0, 0] = FOLD
+        menu[1, 0] = CALL
+        m = 2
+    else:
+        menu[0, 0] = CHECK
+        m = 1
+    n_sizes = P[p, K_NSIZES]
+    if P[p, K_STAKE_KIND] == 0:  # fixed sizes (one, or a grid), in declared order
+        full = limit >= SZ[p, n_sizes - 1]
+        for i in range(n_sizes):
+            if full or SZ[p, i] <= limit:
+                menu[m, 0] = BET
+                menu[m, 1] = SZ[p, i]
+                m += 1
+    else:  # pot percents: the distinct sizes, ascending
+        pot = M[1, 0] + M[1, 1]
+        sizes = np.zeros(n_sizes, np.int64)
+        k = 0
+        for i in range(n_sizes):
+            size = max(1, (pot * SZ[p, i] + 50) // 100)
+            dup = False
+            for j in range(k):
+                if sizes[j] == size:
+                    dup = True
+            if not dup:
+                sizes[k] = size
+                k += 1
+        sizes = np.sort(sizes[:k])
+        for i in range(k):
+            if sizes[i] <= limit:
+                menu[m, 0] = BET
+                menu[m, 1] = sizes[i]
+                m += 1
+    S[S_PLAYER] = seat
+    S[S_MENUN] = m
+    S[S_MODE] = MODE_DECIDE
+
+
+@njit(cache=True)
+def _options(p, seat, S, M, P, SZ, menu):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Set the menu of a simultaneous round or an auction for ``seat``."""
+    m = 0
+    if P[p, K_KIND] == SIMULTANEOUS:
+        for i in range(P[p, K_NOPTIONS]):
+            menu[m, 0] = i
+            m += 1
+    else:
+        for i in range(P[p, K_NSIZES]):
+            if SZ[p, i] <= M[0, seat]:
+                menu[m, 0] = i
+                m += 1
+    S[S_PLAYER] = seat
+    S[S_MENUN] = m
+    S[S_MODE] = MODE_DECIDE
+
+
+@njit(cache=True)
+def _two(S, seat, a, b, menu):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """A menu of one or two options (codes ``a`` then ``b``; ``b`` < 0 for none)."""
+    menu[0, 0] = a
+    m = 1
+    if b >= 0:
+        menu[1, 0] = b
+        m = 2
+    S[S_PLAYER] = seat
+    S[S_MENUN] = m
+    S[S_MODE] = MODE_DECIDE
+
+
+@njit(cache=True)
+def _queue(S, who, positions, pos):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """The seats of ``who`` (alice, bob, both, or a position's holder) as the phase's queue."""
+    if who == 3:
+        holder = positions[pos]
+        S[S_QN] = 0 if holder < 0 else 1
+        S[S_Q0] = holder
+    elif who == 2:
+        S[S_QN] = 2
+        S[S_Q0] = 0
+        S[S_Q1] = 1
+    else:
+        S[S_QN] = 1
+        S[S_Q0] = who
+
+
+@njit(cache=True)
+def _pop(S):  # type: ignore[no-untyped-def]  # pragma: no cover
+    seat = S[S_Q0]
+    S[S_Q0] = S[S_Q1]
+    S[S_QN] -= 1
+    return seat
+
+
+@njit(cache=True)
+def _look(p, seat, S, deck, hands, board, M, P, rng):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """A peek: the opponent's card or the deck's top card, then the risk coin."""
+    if P[p, K_TARGET] == 0:
+        _peek_opponent(seat, S, hands, rng)
+    elif S[S_TOP] < 0:
+        _deal_card(S, deck, hands, board, rng, 3)
+    if P[p, K_RISK_PCT] > 0:
+        if _below(rng, 100) < P[p, K_RISK_PCT]:
+            _pay(M, seat, P[p, K_RISK_CHIPS])
+
+
+@njit(cache=True)
+def _settle(winner, S, hands, M, P, PR, positions, choices, CT, side):  # type: ignore[no-untyped-def]  # pragma: no cover
+    S[S_WINNER] = winner
+    if winner < 0:
+        M[0, 0] += M[1, 0]
+        M[0, 1] += M[1, 1]
+    else:
+        M[0, winner] += M[1, 0] + M[1, 1]
+    M[1, 0] = 0
+    M[1, 1] = 0
+    for k in range(S[S_NSIDE]):
+        bettor, p = side[k, 0], side[k, 1]
+        q = P[p, K_PROP]
+        negate = PR[q, Q_NEGATE] != 0
+        if PR[q, Q_KIND] == POT_AT_LEAST:
+            won = (M[1, 0] + M[1, 1] >= PR[q, Q_AMOUNT]) != negate
+        else:
+            won = (
+                _seat_test(
+                    PR[q, Q_KIND],
+                    PR[q, Q_RANK],
+                    PR[q, Q_PHASE],
+                    PR[q, Q_OPTION],
+                    PR[q, Q_POS],
+                    bettor,
+                    S,
+                    hands,
+                    M,
+                    positions,
+                    choices,
+                    CT,
+                )
+                != negate
+            )
+        taker = bettor if won else 1 - bettor
+        M[0, taker] += 2 * P[p, K_COST]
+    S[S_PLAYER] = -4
+    S[S_MENUN] = 0
+    S[S_MODE] = MODE_DONE
+
+
+@njit(cache=True)
+def play_uniform(
+    CT, P, SZ, SIM, SIMX, ET, EP, PR, MET, RULES, n_suits, n_positions, stack, ante,
+    seeds, uniforms, returns, decisions, folded, fired, reached, evaluated, held,
+):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Play one deal per seed, both seats uniform over the full menu, moves from ``uniforms``
+    read in order across deals.  Fills the per-deal outputs and adds to the phase and branch
+    counters; returns (status, deals played, uniforms used)."""
+    n_cards = CT.shape[1]
+    n_phases = P.shape[0]
+    S = np.zeros(SCALARS, np.int64)
+    deck = np.zeros(n_cards, np.int64)
+    hands = np.zeros((2, n_cards), np.int64)
+    board = np.zeros(n_cards, np.int64)
+    M = np.zeros((4, 2), np.int64)
+    positions = np.full(n_positions + 1, -1, np.int64)  # the last slot: held by nobody
+    choices = np.full((n_phases, 2), -1, np.int64)
+    side = np.zeros((2 * n_phases + 2, 2), np.int64)
+    menu = np.zeros((n_cards + SZ.shape[1] + SIM.shape[1] + 3, 2), np.int64)
+    key0 = np.zeros(n_cards + 8, np.int64)
+    key1 = np.zeros(n_cards + 8, np.int64)
+    seen = np.zeros(n_phases, np.bool_)
+    rng = np.zeros(1, np.uint64)
+    used = 0
+    n_uniforms = uniforms.shape[0]
+    for d in range(seeds.shape[0]):
+        rng[0] = _seed(seeds[d])
+        S[:] = 0
+        S[S_TOP] = -1
+        S[S_WINNER] = -1
+        S[S_DECKN] = n_cards
+        for c in range(n_cards):
+            deck[c] = c
+        M[:] = 0
+        M[0, 0] = stack - ante
+        M[0, 1] = stack - ante
+        M[1, 0] = ante
+        M[1, 1] = ante
+        positions[:] = -1
+        choices[:] = -1
+        seen[:] = False
+        S[S_PHASE] = 0
+        fired[0] += 1
+        seen[0] = True
+        S[S_MODE] = MODE_ENTER
+        n_decisions = 0
+        while True:
+            mode = S[S_MODE]
+            p = S[S_PHASE]
+            if mode == MODE_DONE:
+                break
+            if mode == MODE_FINISH:
+                target = P[p, K_STRAIGHT]
+                if target == -2:
+                    taken = -1
+                    for k in range(P[p, K_NEDGES]):
+                        q = EP[p, k]
+                        holds = q < 0 or _predicate(q, PR, S, hands, M, positions, choices, CT)
+                        if q >= 0:
+                            evaluated[p, k] += 1
+                            if holds:
+                                held[p, k] += 1
+                        if holds:
+                            taken = k
+                            break
+                    if taken < 0:
+                        return NO_EDGE, d, used
+                    target = ET[p, taken]
+                if target < 0:
+                    # The showdown.
+                    l0 = _showdown_key(0, S, hands, board, M, CT, MET, RULES, n_suits, key0)
+                    l1 = _showdown_key(1, S, hands, board, M, CT, MET, RULES, n_suits, key1)
+                    if l0 < 0 or l1 < 0:
+                        return EMPTY_HAND, d, used
+                    c = _compare(key0, l0, key1, l1)
+                    _settle(0 if c > 0 else 1 if c < 0 else -1, S, hands, M, P, PR, positions, choices, CT, side)
+                else:
+                    S[S_PHASE] = target
+                    fired[target] += 1
+                    seen[target] = True
+                    S[S_MODE] = MODE_ENTER
+                continue
+            kind = P[p, K_KIND]
+            if mode == MODE_ENTER:
+                S[S_MODE] = MODE_FINISH  # unless the phase sets a decision
+                if kind == DEAL:
+                    for _ in range(P[p, K_COUNT]):
+                        _deal_card(S, deck, hands, board, rng, 0)
+                        _deal_card(S, deck, hands, board, rng, 1)
+                elif kind == REVEAL:
+                    for _ in range(P[p, K_COUNT]):
+                        _deal_card(S, deck, hands, board, rng, 2)
+                elif kind == BETTING:
+                    M[2, 0] = 0
+                    M[2, 1] = 0
+                    S[S_ACTED0] = 0
+                    S[S_ACTED1] = 0
+                    S[S_NBETS] = 0
+                    if P[p, K_FORCED0] != 0 or P[p, K_FORCED1] != 0:
+                        _pay(M, 0, P[p, K_FORCED0])
+                        _pay(M, 1, P[p, K_FORCED1])
+                        S[S_NBETS] = 1 if M[2, 0] != M[2, 1] else 0
+                    rule = P[p, K_FIRST_RULE]
+                    first = P[p, K_FIRST_SEAT]
+                    if rule == 1:
+                        holder = positions[P[p, K_POS]]
+                        first = P[p, K_FALLBACK] if holder < 0 else holder
+                    elif rule >= 2:
+                        if M[0, 0] == M[0, 1]:
+                            first = P[p, K_FALLBACK]
+                        else:
+                            leader = 0 if M[0, 0] > M[0, 1] else 1
+                            first = leader if rule == 2 else 1 - leader
+                    if not (M[2, 0] == M[2, 1] and (M[0, 0] == 0 or M[0, 1] == 0)):
+                        _betting_decide(p, first, S, M, P, SZ, menu)
+                elif kind == SIMULTANEOUS or kind == AUCTION:
+                    S[S_SEL0] = -1
+                    S[S_SEL1] = -1
+                    _options(p, 0, S, M, P, SZ, menu)
+                elif kind == PEEK:
+                    _queue(S, P[p, K_WHO], positions, P[p, K_POS])
+                    S[S_MODE] = MODE_NEXT
+                elif kind == DRAW:
+                    if P[p, K_OPTIONAL] == 0:
+                        who = P[p, K_WHO]
+                        for seat in range(2):
+                            if who == 2 or who == seat:
+                                for _ in range(P[p, K_COUNT]):
+                                    _deal_card(S, deck, hands, board, rng, seat)
+                    else:
+                        _queue(S, P[p, K_WHO], positions, 0)
+                        S[S_MODE] = MODE_NEXT
+                elif kind == SWAP:
+                    _queue(S, P[p, K_WHO], positions, 0)
+                    S[S_MODE] = MODE_NEXT
+                elif kind == POSITION:
+                    l0 = _measure(P[p, K_CRITERION], 0, S, hands, M, CT, key0)
+                    l1 = _measure(P[p, K_CRITERION], 1, S, hands, M, CT, key1)
+                    c = _compare(key0, l0, key1, l1)
+                    holder = 0 if c > 0 else 1 if c < 0 else -1
+                    positions[P[p, K_POS]] = holder
+                    if holder >= 0 and P[p, K_PERK] == 1:
+                        M[3, holder] += P[p, K_PERK_POINTS]
+                    elif holder >= 0 and P[p, K_PERK] == 0:
+                        _peek_opponent(holder, S, hands, rng)
+                elif kind == SIDE_BET:
+                    S[S_QN] = 2
+                    S[S_Q0] = 0
+                    S[S_Q1] = 1
+                    S[S_MODE] = MODE_NEXT
+                continue
+            if mode == MODE_NEXT:
+                S[S_MODE] = MODE_FINISH  # when the queue is done
+                if kind == PEEK:
+                    while S[S_QN] > 0:
+                        seat = _pop(S)
+                        if P[p, K_OPTIONAL] != 0:
+                            if M[0, seat] >= P[p, K_COST]:
+                                _two(S, seat, 0, 1, menu)  # peek, pass
+                            else:
+                                _two(S, seat, 1, -1, menu)  # pass
+                            break
+                        _look(p, seat, S, deck, hands, board, M, P, rng)
+                elif kind == DRAW:
+                    if S[S_QN] > 0:
+                        _two(S, _pop(S), 0, 1, menu)  # draw, stand
+                elif kind == SWAP:
+                    while S[S_QN] > 0:
+                        seat = _pop(S)
+                        if P[p, K_SOURCE] == 1 and S[S_BOARDN] == 0:
+                            continue
+                        # keep, then one entry per distinct label in hand, labels sorted.
+                        menu[0, 0] = -1
+                        m = 1
+                        hn = S[S_HN0 + seat]
+                        for i in range(hn):
+                            label = CT[3, hands[seat, i]]
+                            dup = False
+                            for j in range(1, m):
+                                if menu[j, 0] == label:
+                                    dup = True
+                            if not dup:
+                                menu[m, 0] = label
+                                m += 1
+                        labels = np.sort(menu[1:m, 0].copy())
+                        for j in range(1, m):
+                            menu[j, 0] = labels[j - 1]
+                        S[S_PLAYER] = seat
+                        S[S_MENUN] = m
+                        S[S_MODE] = MODE_DECIDE
+                        break
+                elif kind == SIDE_BET:
+                    while S[S_QN] > 0:
+                        seat = _pop(S)
+                        if min(M[0, 0], M[0, 1]) >= P[p, K_COST]:
+                            _two(S, seat, 0, 1, menu)  # side_bet, pass
+                            break
+                continue
+            # MODE_DECIDE: the player to move picks uniformly.
+            m = S[S_MENUN]
+            if m == 0:
+                return EMPTY_MENU, d, used
+            if used >= n_uniforms:
+                return OUT_OF_UNIFORMS, d, used
+            i = int(uniforms[used] * m)
+            used += 1
+            n_decisions += 1
+            seat = S[S_PLAYER]
+            code, amount = menu[i, 0], menu[i, 1]
+            if kind == BETTING:
+                if code == FOLD:
+                    S[S_FOLDED] = 1
+                    _settle(1 - seat, S, hands, M, P, PR, positions, choices, CT, side)
+                    continue
+                opp = 1 - seat
+                S[S_ACTED0 + seat] = 1
+                if code == BET:
+                    pay = M[2, opp] - M[2, seat] + amount
+                    M[0, seat] -= pay
+                    M[1, seat] += pay
+                    M[2, seat] += pay
+                    S[S_NBETS] += 1
+                    S[S_ACTED0 + opp] = 0
+                    _betting_decide(p, opp, S, M, P, SZ, menu)
+                    continue
+                if code == CALL:
+                    pay = M[2, opp] - M[2, seat]
+                    M[0, seat] -= pay
+                    M[1, seat] += pay
+                    M[2, seat] += pay
+                if S[S_ACTED0 + opp] != 0:
+                    S[S_MODE] = MODE_FINISH
+                else:
+                    _betting_decide(p, opp, S, M, P, SZ, menu)
+            elif kind == SIMULTANEOUS or kind == AUCTION:
+                choices[p, seat] = code
+                if seat == 0:
+                    S[S_SEL0] = code
+                    _options(p, 1, S, M, P, SZ, menu)
+                    continue
+                a, b = S[S_SEL0], code
+                S[S_MODE] = MODE_FINISH
+                if kind == SIMULTANEOUS:
+                    _pay(M, 0, SIM[p, a, 0])
+                    M[3, 0] += SIM[p, a, 1]
+                    _pay(M, 1, SIM[p, b, 0])
+                    M[3, 1] += SIM[p, b, 1]
+                    transfer = SIMX[p, a, b]
+                    if transfer != 0:
+                        payer = 1 if transfer > 0 else 0
+                        moved = min(abs(transfer), M[0, payer])
+                        M[0, payer] -= moved
+                        M[0, 1 - payer] += moved
+                else:
+                    bid0, bid1 = SZ[p, a], SZ[p, b]
+                    if bid0 != bid1:
+                        winner = 0 if bid0 > bid1 else 1
+                    else:
+                        winner = P[p, K_TIE]
+                    if winner >= 0:
+                        mine = bid0 if winner == 0 else bid1
+                        theirs = bid1 if winner == 0 else bid0
+                        _pay(M, winner, mine if P[p, K_PRICING] == 0 else theirs)
+                        item = P[p, K_ITEM]
+                        if item == 0:
+                            _deal_card(S, deck, hands, board, rng, winner)
+                        elif item == 1:
+                            _peek_opponent(winner, S, hands, rng)
+                        else:
+                            positions[P[p, K_POS]] = winner
+            elif kind == PEEK:
+                choices[p, seat] = code
+                S[S_MODE] = MODE_NEXT
+                if code == 0:  # peek
+                    _pay(M, seat, P[p, K_COST])
+                    _look(p, seat, S, deck, hands, board, M, P, rng)
+            elif kind == DRAW:
+                choices[p, seat] = code
+                S[S_MODE] = MODE_NEXT
+                if code == 0:  # draw
+                    for _ in range(P[p, K_COUNT]):
+                        _deal_card(S, deck, hands, board, rng, seat)
+            elif kind == SWAP:
+                S[S_MODE] = MODE_NEXT
+                choices[p, seat] = 0 if code < 0 else 1  # keep, swap
+                if code >= 0:
+                    hn = S[S_HN0 + seat]
+                    at = 0
+                    while CT[3, hands[seat, at]] != code:
+                        at += 1
+                    card = hands[seat, at]
+                    for j in range(at, hn - 1):
+                        hands[seat, j] = hands[seat, j + 1]
+                    S[S_HN0 + seat] = hn - 1
+                    source = P[p, K_SOURCE]
+                    if source == 0:  # deck
+                        _deal_card(S, deck, hands, board, rng, seat)
+                    elif source == 2:  # opponent: give ours, take one of theirs at random
+                        other = 1 - seat
+                        on = S[S_HN0 + other]
+                        if on == 0:
+                            return EMPTY_HAND, d, used
+                        k = _below(rng, on)
+                        taken = hands[other, k]
+                        for j in range(k, on - 1):
+                            hands[other, j] = hands[other, j + 1]
+                        hands[other, on - 1] = card
+                        hands[seat, hn - 1] = taken
+                        S[S_HN0 + seat] = hn
+                    else:  # board: take the last board card, leave ours in its place
+                        last = S[S_BOARDN] - 1
+                        taken = board[last]
+                        board[last] = card
+                        hands[seat, hn - 1] = taken
+                        S[S_HN0 + seat] = hn
+            elif kind == SIDE_BET:
+                choices[p, seat] = code
+                S[S_MODE] = MODE_NEXT
+                if code == 0:
+                    stake = P[p, K_COST]
+                    M[0, 0] -= stake
+                    M[0, 1] -= stake
+                    side[S[S_NSIDE], 0] = seat
+                    side[S[S_NSIDE], 1] = p
+                    S[S_NSIDE] += 1
+        returns[d] = M[0, 0] - stack
+        decisions[d] = n_decisions
+        folded[d] = S[S_FOLDED] != 0
+        for k in range(n_phases):
+            if seen[k]:
+                reached[k] += 1
+    return OK, seeds.shape[0], used

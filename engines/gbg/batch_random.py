@@ -1,0 +1,366 @@
+"""Random play in batches: a spec's flat tables and the compiled loop that plays them.
+
+``random_play(spec, seeds, uniforms)`` plays one deal per play seed with both seats uniform
+over the full menu, chance from ``DealRng(seed)`` as ``new_deal(spec, seed)`` draws it and
+moves ``legal[int(u * len(legal))]`` with the uniforms read in order across the deals: the
+interpreter's loop in the acceptance filter, ``simulate`` and the throughput benchmark, deal
+for deal (``engines.gbg.batch_kernel`` holds the loop; the tests hold it to the interpreter).
+It returns each deal's returns, decisions and fold, and the phase and branch counters the
+acceptance filter reads.  ``python_uniforms`` gives the uniforms a ``random.Random`` would
+give, so a caller that used one keeps its numbers.
+
+When the compiled loop cannot play a game as the interpreter would (a menu with no action,
+an empty hand read at a showdown: the interpreter raises there), ``random_play`` returns None
+and the caller plays on the interpreter, which raises what it raises.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engines.gbg import batch_kernel as k
+from engines.gbg.compiled import compile_spec
+from engines.gbg.rng import MASK64
+from engines.gbg.spec import (
+    AuctionPhase,
+    BettingPhase,
+    DealPhase,
+    DrawPhase,
+    GameSpec,
+    PeekPhase,
+    PositionPhase,
+    Predicate,
+    RevealPhase,
+    SideBetPhase,
+    SimultaneousPhase,
+    SwapPhase,
+)
+from engines.gbg.structure import successors
+
+_KINDS = {
+    "deal": k.DEAL,
+    "reveal": k.REVEAL,
+    "betting": k.BETTING,
+    "simultaneous": k.SIMULTANEOUS,
+    "auction": k.AUCTION,
+    "peek": k.PEEK,
+    "draw": k.DRAW,
+    "swap": k.SWAP,
+    "position": k.POSITION,
+    "side_bet": k.SIDE_BET,
+}
+_WHO = {"alice": 0, "bob": 1, "both": 2, "position": 3}
+_QUANTIFIER = {"alice": k.W_ALICE, "bob": k.W_BOB, "either": k.W_EITHER, "both": k.W_BOTH}
+_PREDICATES = {
+    "holds_pair": k.HOLDS_PAIR,
+    "holds_rank": k.HOLDS_RANK,
+    "chip_leader": k.CHIP_LEADER,
+    "pot_at_least": k.POT_AT_LEAST,
+    "chose": k.CHOSE,
+    "holds_position": k.HOLDS_POSITION,
+}
+_CRITERIA = {"high_card": 0, "high_sum": 1, "low_sum": 2, "pair": 3, "chip_leader": 4}
+_FIRST = {"seat": 0, "position": 1, "chip_leader": 2, "chip_trailer": 3}
+_METRICS = {
+    "high_card": k.M_HIGH_CARD,
+    "rank_sum": k.M_RANK_SUM,
+    "low_sum": k.M_LOW_SUM,
+    "pair_with_board": k.M_PAIR_WITH_BOARD,
+    "best_five": k.M_BEST_FIVE,
+}
+
+
+def choice_names(phase: object) -> list[str]:
+    """What ``State.choices`` records for a phase's decisions, by the kernel's code."""
+    if isinstance(phase, SimultaneousPhase):
+        return [o.name for o in phase.options]
+    if isinstance(phase, AuctionPhase):
+        return [f"bid {b}" for b in phase.bids]
+    if isinstance(phase, PeekPhase):
+        return ["peek", "pass"]
+    if isinstance(phase, DrawPhase):
+        return ["draw", "stand"]
+    if isinstance(phase, SwapPhase):
+        return ["keep", "swap"]
+    if isinstance(phase, SideBetPhase):
+        return ["side_bet", "pass"]
+    return []
+
+
+@dataclass(frozen=True)
+class Tables:
+    """A spec as the compiled loop reads it (see ``engines.gbg.batch_kernel``)."""
+
+    cards: np.ndarray  # value, rank, suit, label order: one row each, by card id
+    phases: np.ndarray
+    sizes: np.ndarray  # bet sizes, pot percents or bids, by phase
+    options: np.ndarray  # simultaneous options: pot chips, score delta
+    transfers: np.ndarray  # simultaneous matrix: transfer by (alice option, bob option)
+    edge_targets: np.ndarray
+    edge_tests: np.ndarray
+    predicates: np.ndarray
+    metric: np.ndarray
+    rules: np.ndarray
+    n_suits: int
+    n_positions: int
+    stack: int
+    ante: int
+
+
+def build_tables(spec: GameSpec) -> Tables:
+    """Flatten ``spec`` (the card tables are the compiled game's own)."""
+    game = compile_spec(spec)
+    n = game.n_cards
+    label_order = {label: i for i, label in enumerate(sorted(set(game.label_of)))}
+    cards = np.array(
+        [game.value_of, game.rank_of, game.suit_of, [label_order[x] for x in game.label_of]],
+        dtype=np.int64,
+    ).reshape(4, n)
+    phase_index = {p.id: i for i, p in enumerate(spec.phases)}
+    names = sorted(
+        {p.name for p in spec.phases if isinstance(p, PositionPhase)}
+        | {
+            p.item.position
+            for p in spec.phases
+            if isinstance(p, AuctionPhase) and p.item.position is not None
+        }
+        | {p.position for p in spec.phases if isinstance(p, PeekPhase) and p.position}
+        | {
+            p.first.position
+            for p in spec.phases
+            if isinstance(p, BettingPhase) and p.first.position is not None
+        }
+    )
+    position = {name: i for i, name in enumerate(names)}
+    predicates: list[list[int]] = []
+
+    def predicate(pred: Predicate) -> int:
+        option = -2  # a choice never recorded: the test never holds
+        phase = phase_index.get(pred.phase or "", 0)
+        if pred.kind == "chose" and pred.phase in phase_index:
+            recorded = choice_names(spec.phases[phase])
+            if pred.option in recorded:
+                option = recorded.index(pred.option or "")
+        rank = game.rank_index.get(pred.rank or "", -1)
+        predicates.append(
+            [
+                _PREDICATES[pred.kind],
+                _QUANTIFIER.get(pred.who, k.W_NEITHER),
+                int(pred.negate),
+                rank,
+                pred.amount or 0,
+                phase,
+                option,
+                position.get(pred.position or "", _missing(position)),
+            ]
+        )
+        return len(predicates) - 1
+
+    n_phases = len(spec.phases)
+    width = max([1] + [len(_sizes(p)) for p in spec.phases])
+    n_options = max([1] + [len(p.options) for p in spec.phases if isinstance(p, SimultaneousPhase)])
+    n_edges = max([1] + [len(p.next) for p in spec.phases])
+    table = np.zeros((n_phases, k.PHASE_COLUMNS), np.int64)
+    sizes = np.zeros((n_phases, width), np.int64)
+    options = np.zeros((n_phases, n_options, 2), np.int64)
+    transfers = np.zeros((n_phases, n_options, n_options), np.int64)
+    edge_targets = np.zeros((n_phases, n_edges), np.int64)
+    edge_tests = np.full((n_phases, n_edges), -1, np.int64)
+    for i, p in enumerate(spec.phases):
+        row = table[i]
+        row[k.K_KIND] = _KINDS[p.kind]
+        row[k.K_PERK] = -1
+        for j, size in enumerate(_sizes(p)):
+            sizes[i, j] = size
+        row[k.K_NSIZES] = len(_sizes(p))
+        if isinstance(p, DealPhase | RevealPhase):
+            row[k.K_COUNT] = p.count
+        elif isinstance(p, BettingPhase):
+            row[k.K_CAP] = p.raise_cap
+            row[k.K_FORCED0], row[k.K_FORCED1] = p.forced
+            row[k.K_FIRST_RULE] = _FIRST[p.first.rule]
+            row[k.K_FIRST_SEAT] = 0 if p.first.seat == "alice" else 1
+            row[k.K_FALLBACK] = 0 if p.first.fallback == "alice" else 1
+            row[k.K_POS] = position.get(p.first.position or "", 0)
+            row[k.K_STAKE_KIND] = 1 if p.stake.kind == "pot" else 0
+        elif isinstance(p, SimultaneousPhase):
+            row[k.K_NOPTIONS] = len(p.options)
+            at = {o.name: j for j, o in enumerate(p.options)}
+            for j, o in enumerate(p.options):
+                options[i, j] = (o.pot_chips, o.score_delta)
+            for cell in p.matrix:  # later cells win, as in the handler's dict
+                transfers[i, at[cell.alice], at[cell.bob]] = cell.transfer
+        elif isinstance(p, AuctionPhase):
+            row[k.K_PRICING] = 0 if p.pricing == "first" else 1
+            row[k.K_TIE] = {"no_sale": -1, "alice": 0, "bob": 1}[p.tie]
+            row[k.K_ITEM] = {"card": 0, "peek": 1, "position": 2}[p.item.kind]
+            row[k.K_POS] = position.get(p.item.position or "", 0)
+        elif isinstance(p, PeekPhase):
+            row[k.K_WHO] = _WHO[p.who]
+            row[k.K_POS] = position.get(p.position or "", 0)
+            row[k.K_TARGET] = 0 if p.target == "opponent_card" else 1
+            row[k.K_OPTIONAL] = int(p.optional)
+            row[k.K_COST] = p.cost
+            if p.risk is not None:
+                row[k.K_RISK_PCT], row[k.K_RISK_CHIPS] = p.risk.percent, p.risk.chips
+        elif isinstance(p, DrawPhase):
+            row[k.K_WHO] = _WHO[p.who]
+            row[k.K_COUNT] = p.count
+            row[k.K_OPTIONAL] = int(p.optional)
+        elif isinstance(p, SwapPhase):
+            row[k.K_WHO] = _WHO[p.who]
+            row[k.K_SOURCE] = {"deck": 0, "board": 1, "opponent": 2}[p.source]
+        elif isinstance(p, PositionPhase):
+            row[k.K_POS] = position[p.name]
+            row[k.K_CRITERION] = _CRITERIA[p.criterion]
+            if p.perk is not None:
+                row[k.K_PERK] = 0 if p.perk.kind == "peek" else 1
+                row[k.K_PERK_POINTS] = p.perk.points
+        elif isinstance(p, SideBetPhase):
+            row[k.K_COST] = p.stake
+            row[k.K_PROP] = predicate(p.proposition)
+        straight = game.straight[i]
+        row[k.K_STRAIGHT] = -2 if straight is None else straight
+        row[k.K_NEDGES] = len(p.next)
+        for j, edge in enumerate(p.next):
+            edge_targets[i, j] = -1 if edge.to == "showdown" else phase_index[edge.to]
+            if edge.when is not None:
+                edge_tests[i, j] = predicate(edge.when)
+        if not p.next:
+            target = successors(spec, i)[0]
+            row[k.K_STRAIGHT] = -1 if target == "showdown" else phase_index[target]
+    metric = spec.showdown.metric
+    rules = np.array(
+        [
+            [1 if r.kind == "per_card" else 0, game.rank_index[r.rank], r.points]
+            for r in metric.rules
+        ],
+        dtype=np.int64,
+    ).reshape(len(metric.rules), 3)
+    return Tables(
+        cards=cards,
+        phases=table,
+        sizes=sizes,
+        options=options,
+        transfers=transfers,
+        edge_targets=edge_targets,
+        edge_tests=edge_tests,
+        predicates=np.array(predicates, dtype=np.int64).reshape(len(predicates), 8),
+        metric=np.array([_METRICS[metric.kind], int(metric.use_board)], dtype=np.int64),
+        rules=rules,
+        n_suits=len(spec.deck.suits),
+        n_positions=len(names),
+        stack=spec.stack,
+        ante=spec.ante,
+    )
+
+
+def _missing(position: dict[str, int]) -> int:
+    """A position slot nobody is ever assigned (held by no seat)."""
+    return len(position)
+
+
+def _sizes(phase: object) -> tuple[int, ...]:
+    if isinstance(phase, BettingPhase):
+        stake = phase.stake
+        if stake.kind == "fixed":
+            return (stake.size,)
+        if stake.kind == "grid":
+            return tuple(stake.amounts)
+        return tuple(stake.percents)
+    if isinstance(phase, AuctionPhase):
+        return tuple(phase.bids)
+    return ()
+
+
+_TABLES: dict[int, tuple[GameSpec, Tables]] = {}
+
+
+def tables(spec: GameSpec) -> Tables:
+    """``build_tables(spec)``, built once per spec object."""
+    found = _TABLES.get(id(spec))
+    if found is None or found[0] is not spec:
+        if len(_TABLES) > 4_096:
+            _TABLES.clear()
+        found = _TABLES[id(spec)] = (spec, build_tables(spec))
+    return found[1]
+
+
+@dataclass
+class RandomPlay:
+    """What ``random_play`` returns: per deal Alice's returns (Bob's are their negation: the
+    game is zero-sum), decisions and whether it ended by a fold; per phase how many times it
+    was entered and in how many deals; per edge how often its condition was evaluated and
+    held; and how many uniforms the deals used."""
+
+    returns: np.ndarray
+    decisions: np.ndarray
+    folded: np.ndarray
+    fired: np.ndarray
+    reached: np.ndarray
+    evaluated: np.ndarray
+    held: np.ndarray
+    uniforms_used: int
+
+
+def random_play(
+    spec: GameSpec, seeds: Sequence[int] | np.ndarray, uniforms: np.ndarray
+) -> RandomPlay | None:
+    """Play one deal per play seed (see the module docstring); None when the game needs the
+    interpreter (it would raise) or ``uniforms`` run out."""
+    t = tables(spec)
+    seed_array = np.array([s & MASK64 for s in seeds], dtype=np.uint64)
+    deals = len(seed_array)
+    out = RandomPlay(
+        returns=np.zeros(deals, np.int64),
+        decisions=np.zeros(deals, np.int64),
+        folded=np.zeros(deals, np.bool_),
+        fired=np.zeros(len(spec.phases), np.int64),
+        reached=np.zeros(len(spec.phases), np.int64),
+        evaluated=np.zeros(t.edge_tests.shape, np.int64),
+        held=np.zeros(t.edge_tests.shape, np.int64),
+        uniforms_used=0,
+    )
+    status, _, used = k.play_uniform(
+        t.cards,
+        t.phases,
+        t.sizes,
+        t.options,
+        t.transfers,
+        t.edge_targets,
+        t.edge_tests,
+        t.predicates,
+        t.metric,
+        t.rules,
+        t.n_suits,
+        t.n_positions,
+        t.stack,
+        t.ante,
+        seed_array,
+        np.ascontiguousarray(uniforms, dtype=np.float64),
+        out.returns,
+        out.decisions,
+        out.folded,
+        out.fired,
+        out.reached,
+        out.evaluated,
+        out.held,
+    )
+    if status != k.OK:
+        return None
+    out.uniforms_used = int(used)
+    return out
+
+
+def python_uniforms(rng: random.Random, n: int) -> np.ndarray:
+    """The next ``n`` values of ``rng.random()``, without advancing ``rng``: numpy's legacy
+    Mersenne Twister given the same state draws the same doubles (both take 53 bits from two
+    32-bit outputs the same way)."""
+    version, internal, _ = rng.getstate()
+    twister = np.random.RandomState()
+    twister.set_state(("MT19937", np.array(internal[:-1], dtype=np.uint32), internal[-1]))
+    return twister.random_sample(n)
