@@ -143,7 +143,7 @@ Counters = tuple[int, int, int, list[int], dict[tuple[int, int], int], dict[tupl
 
 def _play_batch(spec: GameSpec, deals: int, seed: int) -> Counters | None:
     """The filter's deals on the compiled loop (None: play them on the interpreter)."""
-    seeds = [seed * 1_000_003 + d for d in range(deals)]
+    seeds = range(seed * 1_000_003, seed * 1_000_003 + deals)
     uniforms = python_uniforms(random.Random(seed), deals * max_decisions(spec))
     out = random_play(spec, seeds, uniforms)
     if out is None:

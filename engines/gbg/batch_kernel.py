@@ -169,6 +169,17 @@ def _sort_desc(x, n):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @njit(cache=True)
+def _sort_asc(x, n):  # type: ignore[no-untyped-def]  # pragma: no cover
+    for i in range(1, n):
+        v = x[i]
+        j = i - 1
+        while j >= 0 and x[j] > v:
+            x[j + 1] = x[j]
+            j -= 1
+        x[j + 1] = v
+
+
+@njit(cache=True)
 def _straight_high(present):  # type: ignore[no-untyped-def]  # pragma: no cover
     """The top of the highest five-long run in the value set ``present`` (an ace, 14, also
     plays as 1), or 0."""
@@ -187,11 +198,14 @@ def _straight_high(present):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @njit(cache=True)
-def _best_five(values, suits, n, n_suits, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _best_five(values, suits, n, n_suits, out, W, B):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``engines.gbg.compiled.best_five`` into ``out``; returns the key's length."""
     size = 102
+    # Scratch rows of the workspace (no allocation per showdown).
+    order, flush, buf, counts = W[8], W[9], W[7], W[3]
+    trips, pairs, singles = W[4], W[5], W[6]
+    present = B[0]
     # Suits in order of first appearance, as the reference's dict iterates them.
-    order = np.full(n_suits, -1, np.int64)
     seen = 0
     for i in range(n):
         s = suits[i]
@@ -203,9 +217,7 @@ def _best_five(values, suits, n, n_suits, out):  # type: ignore[no-untyped-def] 
         if not known:
             order[seen] = s
             seen += 1
-    flush = np.zeros(5, np.int64)
     has_flush = False
-    buf = np.zeros(n, np.int64)
     for k in range(seen):
         s = order[k]
         m = 0
@@ -214,7 +226,7 @@ def _best_five(values, suits, n, n_suits, out):  # type: ignore[no-untyped-def] 
                 buf[m] = values[i]
                 m += 1
         if m >= 5:
-            present = np.zeros(size, np.bool_)
+            present[:] = False
             for i in range(m):
                 present[buf[i]] = True
             high = _straight_high(present)
@@ -227,7 +239,7 @@ def _best_five(values, suits, n, n_suits, out):  # type: ignore[no-untyped-def] 
                 for i in range(5):
                     flush[i] = buf[i]
                 has_flush = True
-    counts = np.zeros(size, np.int64)
+    counts[:size] = 0
     for i in range(n):
         counts[values[i]] += 1
     top_n, top_v = 0, 0
@@ -235,7 +247,9 @@ def _best_five(values, suits, n, n_suits, out):  # type: ignore[no-untyped-def] 
         if counts[v] > top_n:
             top_n, top_v = counts[v], v
     if top_n >= 4:
-        rest = values[:n].copy()
+        rest = buf
+        for i in range(n):
+            rest[i] = values[i]
         _sort_desc(rest, n)
         out[0] = 7
         out[1] = top_v
@@ -248,9 +262,6 @@ def _best_five(values, suits, n, n_suits, out):  # type: ignore[no-untyped-def] 
                 out[length] = rest[i]
                 length += 1
         return length
-    trips = np.zeros(n + 1, np.int64)
-    pairs = np.zeros(n + 1, np.int64)
-    singles = np.zeros(n + 1, np.int64)
     nt = np_ = ns = 0
     for v in range(size - 1, -1, -1):
         if counts[v] == 3:
@@ -277,7 +288,7 @@ def _best_five(values, suits, n, n_suits, out):  # type: ignore[no-untyped-def] 
         for i in range(5):
             out[1 + i] = flush[i]
         return 6
-    present = np.zeros(size, np.bool_)
+    present[:] = False
     for i in range(n):
         present[values[i]] = True
     high = _straight_high(present)
@@ -318,13 +329,13 @@ def _best_five(values, suits, n, n_suits, out):  # type: ignore[no-untyped-def] 
 
 
 @njit(cache=True)
-def _showdown_key(seat, S, hands, board, M, CT, MET, RULES, n_suits, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _showdown_key(seat, S, hands, board, M, CT, MET, RULES, n_suits, out, W, B):  # type: ignore[no-untyped-def]  # pragma: no cover
     """The seat's showdown key into ``out`` (compared as Python compares tuples); its length,
     or -1 when the reference would fail on an empty hand."""
     kind, use_board = MET[0], MET[1] != 0
     hn = S[S_HN0 + seat]
     n = hn + (S[S_BOARDN] if use_board or kind == M_BEST_FIVE else 0)
-    cards = np.zeros(max(n, 1), np.int64)
+    cards = W[0]
     for i in range(hn):
         cards[i] = hands[seat, i]
     for i in range(hn, n):
@@ -368,12 +379,11 @@ def _showdown_key(seat, S, hands, board, M, CT, MET, RULES, n_suits, out):  # ty
         return 3
     if n == 0:
         return -1
-    values = np.zeros(n, np.int64)
-    suits = np.zeros(n, np.int64)
+    values, suits = W[1], W[2]
     for i in range(n):
         values[i] = CT[0, cards[i]]
         suits[i] = CT[2, cards[i]]
-    return 1 + _best_five(values, suits, n, n_suits, out[1:])
+    return 1 + _best_five(values, suits, n, n_suits, out[1:], W, B)
 
 
 @njit(cache=True)
@@ -410,7 +420,7 @@ def _peek_opponent(seat, S, hands, rng):  # type: ignore[no-untyped-def]  # prag
 
 
 @njit(cache=True)
-def _betting_decide(p, seat, S, M, P, SZ, menu):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _betting_decide(p, seat, S, M, P, SZ, menu, W):  # type: ignore[no-untyped-def]  # pragma: no cover
     opp = 1 - seat
     facing = M[2, opp] - M[2, seat]
     limit = M[0, seat] - facing
@@ -436,7 +446,7 @@ def _betting_decide(p, seat, S, M, P, SZ, menu):  # type: ignore[no-untyped-def]
                 m += 1
     else:  # pot percents: the distinct sizes, ascending
         pot = M[1, 0] + M[1, 1]
-        sizes = np.zeros(n_sizes, np.int64)
+        sizes = W[10]
         k = 0
         for i in range(n_sizes):
             size = max(1, (pot * SZ[p, i] + 50) // 100)
@@ -447,7 +457,7 @@ def _betting_decide(p, seat, S, M, P, SZ, menu):  # type: ignore[no-untyped-def]
             if not dup:
                 sizes[k] = size
                 k += 1
-        sizes = np.sort(sizes[:k])
+        _sort_asc(sizes, k)
         for i in range(k):
             if sizes[i] <= limit:
                 menu[m, 0] = BET
@@ -587,6 +597,8 @@ def play_uniform(
     menu = np.zeros((n_cards + SZ.shape[1] + SIM.shape[1] + 3, 2), np.int64)
     key0 = np.zeros(n_cards + 8, np.int64)
     key1 = np.zeros(n_cards + 8, np.int64)
+    W = np.zeros((11, max(n_cards + 8, 102, SZ.shape[1])), np.int64)  # scratch rows
+    B = np.zeros((1, 102), np.bool_)
     seen = np.zeros(n_phases, np.bool_)
     rng = np.zeros(1, np.uint64)
     used = 0
@@ -636,8 +648,8 @@ def play_uniform(
                     target = ET[p, taken]
                 if target < 0:
                     # The showdown.
-                    l0 = _showdown_key(0, S, hands, board, M, CT, MET, RULES, n_suits, key0)
-                    l1 = _showdown_key(1, S, hands, board, M, CT, MET, RULES, n_suits, key1)
+                    l0 = _showdown_key(0, S, hands, board, M, CT, MET, RULES, n_suits, key0, W, B)
+                    l1 = _showdown_key(1, S, hands, board, M, CT, MET, RULES, n_suits, key1, W, B)
                     if l0 < 0 or l1 < 0:
                         return EMPTY_HAND, d, used
                     c = _compare(key0, l0, key1, l1)
@@ -680,7 +692,7 @@ def play_uniform(
                             leader = 0 if M[0, 0] > M[0, 1] else 1
                             first = leader if rule == 2 else 1 - leader
                     if not (M[2, 0] == M[2, 1] and (M[0, 0] == 0 or M[0, 1] == 0)):
-                        _betting_decide(p, first, S, M, P, SZ, menu)
+                        _betting_decide(p, first, S, M, P, SZ, menu, W)
                 elif kind == SIMULTANEOUS or kind == AUCTION:
                     S[S_SEL0] = -1
                     S[S_SEL1] = -1
@@ -750,9 +762,7 @@ def play_uniform(
                             if not dup:
                                 menu[m, 0] = label
                                 m += 1
-                        labels = np.sort(menu[1:m, 0].copy())
-                        for j in range(1, m):
-                            menu[j, 0] = labels[j - 1]
+                        _sort_asc(menu[1:m, 0], m - 1)
                         S[S_PLAYER] = seat
                         S[S_MENUN] = m
                         S[S_MODE] = MODE_DECIDE
@@ -789,7 +799,7 @@ def play_uniform(
                     M[2, seat] += pay
                     S[S_NBETS] += 1
                     S[S_ACTED0 + opp] = 0
-                    _betting_decide(p, opp, S, M, P, SZ, menu)
+                    _betting_decide(p, opp, S, M, P, SZ, menu, W)
                     continue
                 if code == CALL:
                     pay = M[2, opp] - M[2, seat]
@@ -799,7 +809,7 @@ def play_uniform(
                 if S[S_ACTED0 + opp] != 0:
                     S[S_MODE] = MODE_FINISH
                 else:
-                    _betting_decide(p, opp, S, M, P, SZ, menu)
+                    _betting_decide(p, opp, S, M, P, SZ, menu, W)
             elif kind == SIMULTANEOUS or kind == AUCTION:
                 choices[p, seat] = code
                 if seat == 0:

@@ -308,12 +308,15 @@ class RandomPlay:
 
 
 def random_play(
-    spec: GameSpec, seeds: Sequence[int] | np.ndarray, uniforms: np.ndarray
+    spec: GameSpec, seeds: Sequence[int] | range, uniforms: np.ndarray
 ) -> RandomPlay | None:
     """Play one deal per play seed (see the module docstring); None when the game needs the
     interpreter (it would raise) or ``uniforms`` run out."""
     t = tables(spec)
-    seed_array = np.array([s & MASK64 for s in seeds], dtype=np.uint64)
+    if isinstance(seeds, range) and seeds.start >= 0 and seeds.step == 1 and seeds.stop < 2**63:
+        seed_array = np.arange(seeds.start, seeds.stop, dtype=np.uint64)
+    else:
+        seed_array = np.array([int(s) & MASK64 for s in seeds], dtype=np.uint64)
     deals = len(seed_array)
     out = RandomPlay(
         returns=np.zeros(deals, np.int64),

@@ -1,6 +1,7 @@
 """Side-by-side throughput of the engine against OpenSpiel (issue: engine speed).
 
-Random-play deals per second through our public ``State`` API on a spec, against OpenSpiel's
+Random-play deals per second through our public ``State`` API on a spec, through the
+compiled batch loop (``engines.gbg.batch_random``: the same deals, played many at once), against OpenSpiel's
 built-in game driven by the same kind of Python loop (chance sampled from its listed outcomes,
 uniform legal actions), and against ``pyspiel.evaluate_bots`` with uniform random bots (its
 C++ loop).  The measurements alternate in one process and the ratio is the median over
@@ -15,8 +16,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from engines.gbg.batch_random import python_uniforms, random_play
 from engines.gbg.engine import new_deal
 from engines.gbg.spec import GameSpec
+from engines.gbg.structure import max_decisions
 
 
 def ours(spec: GameSpec, deals: int, seed: int = 0) -> float:
@@ -29,6 +32,17 @@ def ours(spec: GameSpec, deals: int, seed: int = 0) -> float:
             legal = state.legal_actions()
             state.apply(legal[int(draw() * len(legal))])
         state.returns()
+    return deals / (time.perf_counter() - start)
+
+
+def batch(spec: GameSpec, deals: int, seed: int = 0) -> float:
+    """Deals per second of the same random play on the compiled batch loop (``ours``' deals
+    for the same seed), the uniforms drawn and handed over included."""
+    start = time.perf_counter()
+    uniforms = python_uniforms(random.Random(seed), deals * max_decisions(spec))
+    out = random_play(spec, range(seed, seed + deals), uniforms)
+    if out is None:
+        raise ValueError(f"{spec.name}: the batch loop hands this game back to the interpreter")
     return deals / (time.perf_counter() - start)
 
 
@@ -68,6 +82,25 @@ def openspiel_evaluate_bots(game: Any, deals: int, seed: int = 0) -> float:
     return deals / (time.perf_counter() - start)
 
 
+def median_accepted_game(accepted: int = 101) -> GameSpec:
+    """The median accepted generated game: of the first ``accepted`` games the acceptance
+    filter accepts under the default config (seeds from 0), the one whose random play takes
+    the median number of moves per player (ties: the lower seed)."""
+    from engines.gbg.acceptance import evaluate
+    from engines.gbg.generator import generate
+
+    found: list[tuple[float, int, GameSpec]] = []
+    seed = 0
+    while len(found) < accepted:
+        spec = generate(seed)
+        verdict = evaluate(spec, seed=seed)
+        if verdict["accepted"]:
+            found.append((verdict["figures"]["moves_per_player"], seed, spec))
+        seed += 1
+    found.sort(key=lambda row: (row[0], row[1]))
+    return found[len(found) // 2][2]
+
+
 def _median_rates(runs: dict[str, Callable[[], float]], repeats: int) -> dict[str, list[float]]:
     rates: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
@@ -84,8 +117,10 @@ def compare(
 
     game = pyspiel.load_game(openspiel_name)
     ours(spec, deals // 10)  # warm the compiled game
+    batch(spec, 100)  # load the compiled loop
     runs: dict[str, Callable[[], float]] = {
         "ours": lambda: ours(spec, deals),
+        "batch": lambda: batch(spec, deals),
         "openspiel_python": lambda: openspiel_loop(game, deals),
         "openspiel_evaluate_bots": lambda: openspiel_evaluate_bots(game, deals),
     }
@@ -94,6 +129,10 @@ def compare(
     ratio_cpp = [
         a / b for a, b in zip(rates["ours"], rates["openspiel_evaluate_bots"], strict=True)
     ]
+    batch_cpp = [
+        a / b for a, b in zip(rates["batch"], rates["openspiel_evaluate_bots"], strict=True)
+    ]
+    batch_ours = [a / b for a, b in zip(rates["batch"], rates["ours"], strict=True)]
     return {
         "game": spec.name,
         "openspiel_game": openspiel_name,
@@ -102,11 +141,25 @@ def compare(
         "deals_per_second": {k: statistics.median(v) for k, v in rates.items()},
         "ratio_vs_openspiel_python": statistics.median(ratio_py),
         "ratio_vs_evaluate_bots": statistics.median(ratio_cpp),
+        "batch_ratio_vs_evaluate_bots": statistics.median(batch_cpp),
+        "batch_ratio_vs_ours": statistics.median(batch_ours),
     }
 
 
 def solo(spec: GameSpec, deals: int = 2_000, repeats: int = 3) -> dict[str, Any]:
-    """Our rate alone, for specs OpenSpiel has no counterpart of."""
+    """Our rates alone (State API and batch, alternating), for specs OpenSpiel has no
+    counterpart of; the batch runs ten times the deals, so that both runs last alike."""
     ours(spec, max(1, deals // 10))
-    rates = [ours(spec, deals) for _ in range(repeats)]
-    return {"game": spec.name, "deals_per_second": statistics.median(rates), "repeats": repeats}
+    batch(spec, 100)
+    rates: dict[str, list[float]] = {"ours": [], "batch": []}
+    for _ in range(repeats):
+        rates["ours"].append(ours(spec, deals))
+        rates["batch"].append(batch(spec, 10 * deals))
+    ratio = [a / b for a, b in zip(rates["batch"], rates["ours"], strict=True)]
+    return {
+        "game": spec.name,
+        "deals_per_second": statistics.median(rates["ours"]),
+        "batch_deals_per_second": statistics.median(rates["batch"]),
+        "batch_ratio_vs_ours": statistics.median(ratio),
+        "repeats": repeats,
+    }

@@ -1,0 +1,222 @@
+"""The compiled random-play loop (engines.gbg.batch_random) plays the interpreter's deals:
+for the same play seeds and the same uniforms every deal ends with the same returns after the
+same number of decisions, by a fold or not alike, through the same phases and branches; on
+every preset, on generated games over the generator's whole range (property-based), and on
+generated games whose predicates, side bets and blinds are rewritten to reach what the
+generator does not draw.  Where the interpreter raises, the loop hands the game back (None),
+and so do the callers' fallbacks; the acceptance filter and ``simulate`` publish the same
+figures either way."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from engines.gbg import presets
+from engines.gbg.acceptance import evaluate
+from engines.gbg.batch_random import RandomPlay, python_uniforms, random_play
+from engines.gbg.engine import new_deal
+from engines.gbg.generator import GenerationConfig, generate
+from engines.gbg.random_play import simulate
+from engines.gbg.spec import GameSpec
+from engines.gbg.structure import max_decisions
+
+COMPLEXITY = GenerationConfig.model_fields["complexity"].metadata
+LOW = next(c.ge for c in COMPLEXITY if hasattr(c, "ge"))
+HIGH = next(c.le for c in COMPLEXITY if hasattr(c, "le"))
+
+
+def _reference(spec: GameSpec, seeds: range, first: int) -> dict[str, Any]:
+    """The interpreter's loop (the acceptance filter's), tallied per deal."""
+    draw = random.Random(first).random
+    n_phases, n_edges = len(spec.phases), max([1] + [len(p.next) for p in spec.phases])
+    out: dict[str, Any] = {
+        "returns": [],
+        "decisions": [],
+        "folded": [],
+        "fired": [0] * n_phases,
+        "reached": [0] * n_phases,
+        "evaluated": np.zeros((n_phases, n_edges), np.int64),
+        "held": np.zeros((n_phases, n_edges), np.int64),
+    }
+    for seed in seeds:
+        state = new_deal(spec, seed, tree=False)
+        n = 0
+        while state.current_player >= 0:
+            legal = state.legal_actions()
+            state.apply(legal[int(draw() * len(legal))])
+            n += 1
+        a, b = state.returns()
+        assert a == -b  # zero-sum: Alice's returns say both
+        out["returns"].append(a)
+        out["decisions"].append(n)
+        out["folded"].append(bool(state.history) and state.history[-1].action == "fold")
+        phases = [ev[3] for ev in state.events if ev[1] == "phase"]
+        for p in phases:
+            out["fired"][p] += 1
+        for p in set(phases):
+            out["reached"][p] += 1
+        for phase, taken in state.branches:
+            for k in range(taken + 1):
+                if spec.phases[phase].next[k].when is not None:
+                    out["evaluated"][phase, k] += 1
+                    out["held"][phase, k] += k == taken
+    return out
+
+
+def _assert_same_deals(spec: GameSpec, deals: int, first: int) -> RandomPlay | None:
+    seeds = range(first * 1_000_003, first * 1_000_003 + deals)
+    uniforms = python_uniforms(random.Random(first), deals * max_decisions(spec))
+    try:
+        ref = _reference(spec, seeds, first)
+    except (ValueError, IndexError, AssertionError):
+        # The interpreter refuses this game under random play: the loop must hand it back.
+        assert random_play(spec, seeds, uniforms) is None
+        return None
+    out = random_play(spec, seeds, uniforms)
+    assert out is not None
+    assert out.returns.tolist() == ref["returns"]
+    assert out.decisions.tolist() == ref["decisions"]
+    assert out.folded.tolist() == ref["folded"]
+    assert out.fired.tolist() == ref["fired"]
+    assert out.reached.tolist() == ref["reached"]
+    assert np.array_equal(out.evaluated, ref["evaluated"])
+    assert np.array_equal(out.held, ref["held"])
+    assert out.uniforms_used == sum(ref["decisions"])
+    return out
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [presets.kuhn(), presets.leduc(), presets.example4643(), presets.holdem_limit()],
+    ids=["kuhn", "leduc", "example4643", "holdem-limit"],
+)
+def test_every_preset_plays_the_interpreters_deals(spec: GameSpec) -> None:
+    out = _assert_same_deals(spec, deals=400, first=3)
+    assert out is not None and out.folded.any() and not out.folded.all()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(min_value=0, max_value=2**63 - 1),
+    complexity=st.floats(min_value=LOW, max_value=HIGH, allow_nan=False),
+    first=st.integers(min_value=0, max_value=2**40),
+)
+def test_generated_games_play_the_interpreters_deals(
+    seed: int, complexity: float, first: int
+) -> None:
+    _assert_same_deals(generate(seed, GenerationConfig(complexity=complexity)), 60, first)
+
+
+QUANTIFIERS = ("alice", "bob", "either", "both", "neither")
+
+
+def _rewrite(spec: GameSpec, data: st.DataObject) -> GameSpec:
+    """``spec`` with every predicate's quantifier and negation redrawn, side bets sometimes on
+    the pot, and blinds sometimes posted: rules the generator does not draw."""
+    raw = spec.model_dump(mode="json")
+    for phase in raw["phases"]:
+        for edge in phase.get("next", []):
+            if edge.get("when"):
+                edge["when"]["who"] = data.draw(st.sampled_from(QUANTIFIERS))
+                edge["when"]["negate"] = data.draw(st.booleans())
+        if phase["kind"] == "side_bet" and data.draw(st.booleans()):
+            phase["proposition"] = {
+                "kind": "pot_at_least",
+                "amount": data.draw(st.integers(0, 3)),
+                "negate": data.draw(st.booleans()),
+            }
+        if phase["kind"] == "betting" and data.draw(st.booleans()):
+            phase["forced"] = [data.draw(st.integers(0, 3)), data.draw(st.integers(0, 3))]
+    try:
+        return GameSpec.model_validate(raw)
+    except ValueError:
+        assume(False)
+        raise
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(seed=st.integers(min_value=0, max_value=2**63 - 1), data=st.data())
+def test_rewritten_games_play_the_interpreters_deals(seed: int, data: st.DataObject) -> None:
+    _assert_same_deals(_rewrite(generate(seed, GenerationConfig(complexity=3.0)), data), 60, 1)
+
+
+def test_the_sample_reaches_every_kind_of_rule() -> None:
+    """What the property tests draw covers every phase kind and showdown metric (so every
+    branch of the loop is compared with the interpreter)."""
+    kinds, metrics = set(), set()
+    for seed in range(60):
+        for complexity in (LOW, 2.5, HIGH):
+            spec = generate(seed, GenerationConfig(complexity=complexity))
+            kinds |= {p.kind for p in spec.phases}
+            metrics.add(spec.showdown.metric.kind)
+    assert kinds == {
+        "deal",
+        "reveal",
+        "betting",
+        "simultaneous",
+        "auction",
+        "peek",
+        "draw",
+        "swap",
+        "position",
+        "side_bet",
+    }
+    assert metrics == {"high_card", "rank_sum", "low_sum", "pair_with_board", "best_five"}
+
+
+@pytest.mark.parametrize("first", [0, 1, 2**40 + 7, 2**64 + 5])
+def test_python_uniforms_are_the_generators_draws_and_leave_it_alone(first: int) -> None:
+    rng = random.Random(first)
+    rng.random()  # a generator part-way through its stream
+    before = rng.getstate()
+    drawn = python_uniforms(rng, 1000)
+    assert rng.getstate() == before
+    assert drawn.tolist() == [rng.random() for _ in range(1000)]
+
+
+def test_too_few_uniforms_hand_the_game_back() -> None:
+    spec = presets.leduc()
+    assert random_play(spec, range(50), python_uniforms(random.Random(0), 10)) is None
+
+
+def test_a_game_the_interpreter_refuses_is_handed_back_and_still_refused() -> None:
+    """An auction none of whose bids a seat can afford offers an empty menu: the interpreter
+    cannot pick from it, so the loop hands the game back and the filter raises as before."""
+    raw = presets.kuhn().model_dump(mode="json")
+    raw["name"] = "unaffordable-auction"
+    raw["phases"].insert(
+        1,
+        {
+            "kind": "auction",
+            "id": "auction",
+            "bids": [raw["stack"] + 1, raw["stack"] + 2],
+            "item": {"kind": "position", "position": "button"},
+        },
+    )
+    spec = GameSpec.model_validate(raw)
+    uniforms = python_uniforms(random.Random(0), 100)
+    assert random_play(spec, range(10), uniforms) is None
+    with pytest.raises(IndexError):
+        evaluate(spec)
+
+
+@pytest.mark.parametrize("seed", [0, 4, 5, 43, 125, 130])
+def test_the_acceptance_filter_publishes_the_same_figures_either_way(seed: int) -> None:
+    spec = generate(seed)
+    assert evaluate(spec, seed=seed) == evaluate(spec, seed=seed, interpreted=True)
+
+
+@pytest.mark.parametrize(
+    "spec", [presets.leduc(), presets.example4643(), generate(7)], ids=["leduc", "4643", "seed7"]
+)
+def test_simulate_publishes_the_same_figures_either_way(spec: GameSpec) -> None:
+    fast, slow = simulate(spec, 500, 11), simulate(spec, 500, 11, interpreted=True)
+    fast.pop("deals_per_second")
+    slow.pop("deals_per_second")
+    assert fast == slow
