@@ -25,10 +25,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engines.gbg.batch_random import python_uniforms, random_play
+from engines.gbg.batch_random import random_play
 from engines.gbg.engine import new_deal
 from engines.gbg.spec import GameSpec
-from engines.gbg.structure import max_decisions
 
 
 class AcceptanceSettings(BaseModel):
@@ -144,8 +143,7 @@ Counters = tuple[int, int, int, list[int], dict[tuple[int, int], int], dict[tupl
 def _play_batch(spec: GameSpec, deals: int, seed: int) -> Counters | None:
     """The filter's deals on the compiled loop (None: play them on the interpreter)."""
     seeds = range(seed * 1_000_003, seed * 1_000_003 + deals)
-    uniforms = python_uniforms(random.Random(seed), deals * max_decisions(spec))
-    out = random_play(spec, seeds, uniforms)
+    out = random_play(spec, seeds, random.Random(seed))
     if out is None:
         return None
     evaluated, held = {}, {}

@@ -71,6 +71,40 @@ def _below(rng: np.ndarray, n: int) -> int:  # pragma: no cover - compiled
     return int(((s >> uint64(32)) * uint64(n)) >> uint64(32))
 
 
+_MT_N, _MT_M = 624, 397
+_MASK32 = uint64(0xFFFFFFFF)
+
+
+@njit(cache=True)
+def _mt_next(mt, at):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """The next 32-bit output of the Mersenne Twister ``mt`` (624 words, position ``at[0]``):
+    CPython's ``genrand_uint32`` (Modules/_randommodule.c), word for word."""
+    if at[0] >= _MT_N:
+        upper, lower, matrix = uint64(0x80000000), uint64(0x7FFFFFFF), uint64(0x9908B0DF)
+        for kk in range(_MT_N):
+            y = (mt[kk] & upper) | (mt[(kk + 1) % _MT_N] & lower)
+            value = mt[(kk + _MT_M) % _MT_N] ^ (y >> uint64(1))
+            if y & uint64(1):
+                value ^= matrix
+            mt[kk] = value
+        at[0] = 0
+    y = mt[at[0]]
+    at[0] += 1
+    y ^= y >> uint64(11)
+    y ^= (y << uint64(7)) & uint64(0x9D2C5680)
+    y ^= (y << uint64(15)) & uint64(0xEFC60000)
+    y ^= y >> uint64(18)
+    return y & _MASK32
+
+
+@njit(cache=True)
+def _mt_random(mt, at):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``random.random()`` on the twister's state: 53 bits from two outputs."""
+    a = _mt_next(mt, at) >> uint64(5)
+    b = _mt_next(mt, at) >> uint64(6)
+    return (float(a) * 67108864.0 + float(b)) * (1.0 / 9007199254740992.0)
+
+
 @njit(cache=True)
 def _deal_card(S, deck, hands, board, rng, dest):  # type: ignore[no-untyped-def]  # pragma: no cover
     """A card request: the deck's top card if one was peeked at, else a uniform draw."""
@@ -579,11 +613,13 @@ def _settle(winner, S, hands, M, P, PR, positions, choices, CT, side):  # type: 
 @njit(cache=True)
 def play_uniform(
     CT, P, SZ, SIM, SIMX, ET, EP, PR, MET, RULES, n_suits, n_positions, stack, ante,
-    seeds, uniforms, returns, decisions, folded, fired, reached, evaluated, held,
+    seeds, uniforms, mt, mt_at, returns, decisions, folded, fired, reached, evaluated, held,
 ):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Play one deal per seed, both seats uniform over the full menu, moves from ``uniforms``
-    read in order across deals.  Fills the per-deal outputs and adds to the phase and branch
-    counters; returns (status, deals played, uniforms used)."""
+    read in order across deals, or, when ``uniforms`` is empty, from the Mersenne Twister
+    state ``mt``/``mt_at`` (advanced in place, as ``random.random()`` would advance it).
+    Fills the per-deal outputs and adds to the phase and branch counters; returns (status,
+    deals played, uniforms used)."""
     n_cards = CT.shape[1]
     n_phases = P.shape[0]
     S = np.zeros(SCALARS, np.int64)
@@ -603,6 +639,7 @@ def play_uniform(
     rng = np.zeros(1, np.uint64)
     used = 0
     n_uniforms = uniforms.shape[0]
+    twister = n_uniforms == 0
     for d in range(seeds.shape[0]):
         rng[0] = _seed(seeds[d])
         S[:] = 0
@@ -778,9 +815,13 @@ def play_uniform(
             m = S[S_MENUN]
             if m == 0:
                 return EMPTY_MENU, d, used
-            if used >= n_uniforms:
+            if twister:
+                u = _mt_random(mt, mt_at)
+            elif used < n_uniforms:
+                u = uniforms[used]
+            else:
                 return OUT_OF_UNIFORMS, d, used
-            i = int(uniforms[used] * m)
+            i = int(u * m)
             used += 1
             n_decisions += 1
             seat = S[S_PLAYER]

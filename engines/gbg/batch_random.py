@@ -23,7 +23,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from engines.gbg import batch_kernel as k
-from engines.gbg.compiled import compile_spec
 from engines.gbg.rng import MASK64
 from engines.gbg.spec import (
     AuctionPhase,
@@ -40,6 +39,7 @@ from engines.gbg.spec import (
     SwapPhase,
 )
 from engines.gbg.structure import successors
+from engines.gbg.tables import CardTables
 
 _KINDS = {
     "deal": k.DEAL,
@@ -112,8 +112,8 @@ class Tables:
 
 
 def build_tables(spec: GameSpec) -> Tables:
-    """Flatten ``spec`` (the card tables are the compiled game's own)."""
-    game = compile_spec(spec)
+    """Flatten ``spec`` (the card tables are the interpreter's own)."""
+    game = CardTables(spec)
     n = game.n_cards
     label_order = {label: i for i, label in enumerate(sorted(set(game.label_of)))}
     cards = np.array(
@@ -223,8 +223,10 @@ def build_tables(spec: GameSpec) -> Tables:
         elif isinstance(p, SideBetPhase):
             row[k.K_COST] = p.stake
             row[k.K_PROP] = predicate(p.proposition)
-        straight = game.straight[i]
-        row[k.K_STRAIGHT] = -2 if straight is None else straight
+        row[k.K_STRAIGHT] = -2  # branches, unless a single plain edge (as CompiledGame.straight)
+        if len(p.next) == 1 and p.next[0].when is None:
+            to = p.next[0].to
+            row[k.K_STRAIGHT] = -1 if to == "showdown" else phase_index[to]
         row[k.K_NEDGES] = len(p.next)
         for j, edge in enumerate(p.next):
             edge_targets[i, j] = -1 if edge.to == "showdown" else phase_index[edge.to]
@@ -308,11 +310,24 @@ class RandomPlay:
 
 
 def random_play(
-    spec: GameSpec, seeds: Sequence[int] | range, uniforms: np.ndarray
+    spec: GameSpec, seeds: Sequence[int] | range, moves: np.ndarray | random.Random
 ) -> RandomPlay | None:
-    """Play one deal per play seed (see the module docstring); None when the game needs the
-    interpreter (it would raise) or ``uniforms`` run out."""
+    """Play one deal per play seed (see the module docstring), moves from an array of
+    uniforms read in order or from a ``random.Random``, drawn as ``moves.random()`` would
+    draw them and advanced past them; None when the game needs the interpreter (it would
+    raise; a ``random.Random`` is then left as it was) or the array runs out."""
     t = tables(spec)
+    if isinstance(moves, random.Random):
+        version, internal, gauss = moves.getstate()
+        twister = np.array(internal[:-1], dtype=np.uint64)
+        twister_at = np.array([internal[-1]], dtype=np.int64)
+        uniforms = np.zeros(0, np.float64)
+    else:
+        twister = np.zeros(624, np.uint64)
+        twister_at = np.zeros(1, np.int64)
+        uniforms = np.ascontiguousarray(moves, dtype=np.float64)
+        if len(uniforms) == 0 and len(seeds):
+            return None  # no uniforms at all: the loop would read the unseeded twister
     if isinstance(seeds, range) and seeds.start >= 0 and seeds.step == 1 and seeds.stop < 2**63:
         seed_array = np.arange(seeds.start, seeds.stop, dtype=np.uint64)
     else:
@@ -344,7 +359,9 @@ def random_play(
         t.stack,
         t.ante,
         seed_array,
-        np.ascontiguousarray(uniforms, dtype=np.float64),
+        uniforms,
+        twister,
+        twister_at,
         out.returns,
         out.decisions,
         out.folded,
@@ -356,6 +373,8 @@ def random_play(
     if status != k.OK:
         return None
     out.uniforms_used = int(used)
+    if isinstance(moves, random.Random):
+        moves.setstate((version, (*(int(w) for w in twister), int(twister_at[0])), gauss))
     return out
 
 

@@ -11,10 +11,9 @@ import time
 from collections import Counter
 from typing import Any
 
-from engines.gbg.batch_random import python_uniforms, random_play
+from engines.gbg.batch_random import random_play
 from engines.gbg.engine import new_deal
 from engines.gbg.spec import GameSpec
-from engines.gbg.structure import max_decisions
 
 
 def simulate(
@@ -53,8 +52,7 @@ Tally = tuple[int, int, int, int, int, Counter[str]]
 
 def _simulate_batch(spec: GameSpec, deals: int, first_seed: int) -> Tally | None:
     seeds = range(first_seed, first_seed + deals)
-    uniforms = python_uniforms(random.Random(first_seed), deals * max_decisions(spec))
-    out = random_play(spec, seeds, uniforms)
+    out = random_play(spec, seeds, random.Random(first_seed))
     if out is None:
         return None
     reach: Counter[str] = Counter()

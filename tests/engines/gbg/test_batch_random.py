@@ -220,3 +220,39 @@ def test_simulate_publishes_the_same_figures_either_way(spec: GameSpec) -> None:
     fast.pop("deals_per_second")
     slow.pop("deals_per_second")
     assert fast == slow
+
+
+@pytest.mark.parametrize("first", [0, 9, 2**70 + 3])
+def test_moves_from_a_generator_are_its_draws_and_advance_it_as_the_loop_would(
+    first: int,
+) -> None:
+    spec = generate(43)
+    seeds = range(100, 400)
+    uniforms = python_uniforms(random.Random(first), 300 * max_decisions(spec))
+    from_array = random_play(spec, seeds, uniforms)
+    rng = random.Random(first)
+    from_generator = random_play(spec, seeds, rng)
+    assert from_array is not None and from_generator is not None
+    assert from_generator.returns.tolist() == from_array.returns.tolist()
+    assert from_generator.decisions.tolist() == from_array.decisions.tolist()
+    follow = random.Random(first)
+    for _ in range(from_array.uniforms_used):
+        follow.random()
+    assert rng.getstate() == follow.getstate()  # past 624 words: the twister regenerated
+
+
+def test_a_generator_is_left_alone_when_the_game_is_handed_back() -> None:
+    raw = presets.kuhn().model_dump(mode="json")
+    raw["phases"].insert(
+        1,
+        {
+            "kind": "auction",
+            "id": "auction",
+            "bids": [raw["stack"] + 1, raw["stack"] + 2],
+            "item": {"kind": "position", "position": "button"},
+        },
+    )
+    rng = random.Random(4)
+    before = rng.getstate()
+    assert random_play(GameSpec.model_validate(raw), range(10), rng) is None
+    assert rng.getstate() == before
