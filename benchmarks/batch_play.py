@@ -1,19 +1,25 @@
-"""The fixed-chance trees (engines.gbg.batch) against the interpreter, side by side.
+"""The batch play paths against the interpreter they replace, side by side, on fixed seeds.
 
 Usage::
 
-    python benchmarks/axes_batch.py [--games 0,4,5,43,130] [--repeats 3] [--strategies 50]
-                                    [--decisions 4] [--json]
+    python benchmarks/batch_play.py [--pool-seeds 300] [--games leduc,0,4,5,43,130]
+                                    [--repeats 3] [--strategies 50] [--decisions 4] [--json]
 
-For each game (generator seeds under the default config; ``kuhn``/``leduc``/``example4643``
-name presets) and each call site that walks trees, the same work runs both ways in one
-process, alternating, ``--repeats`` times: the memoised path (the default) and the
-interpreter path it replaced (``interpreted=True``, the anchor).  Reported per site: the
-median over games of the median ratio anchor seconds / tree seconds (higher is better), and
-every game's figures.  The two paths give equal numbers (tests/engines/axes/test_axes_batch.py);
-this script checks that too on what it runs.
+Every site runs the same work both ways in one process, alternating, ``--repeats`` times:
+the batch path (the default: ``engines.gbg.batch_random``'s compiled loop, or
+``engines.gbg.batch``'s fixed-chance trees) and the interpreter path it replaced
+(``interpreted=True``, the anchor).  Reported per site: the median ratio anchor seconds /
+batch seconds (higher is better; over games, the median of the games' medians), and whether
+the two paths gave equal numbers (they must: tests/engines/gbg/test_batch_random.py and
+tests/engines/axes/test_axes_batch.py hold them to it; this script checks what it runs).
 
-Sites, at the paper budgets:
+Sites:
+
+- ``pool``: screening the seeds ``0 .. --pool-seeds - 1`` as the seed pool does (generate,
+  the acceptance filter, the rulebook and its consistency check, the spec's JSON), one
+  process; the projection to the paper pool (2,000 accepted) on two workers divides the
+  batch seconds per seed by two (the pool's two workers scale about linearly,
+  ``benchmarks/pool_screening.py``);
 
 - ``ranking``: ``scores_against_l0`` of ``--strategies`` population members on the 40 ranking
   deals (the paper ranks 200 members; the cost is linear in them);
@@ -23,7 +29,8 @@ Sites, at the paper budgets:
   paths share, included).
 
 Ratios, not absolute times: the machine is shared, and alternation exposes both paths to
-the same load.  Never used as a wall-clock assertion.
+the same load; the absolute seconds are printed for reference only.  Never used as a
+wall-clock assertion.
 """
 
 from __future__ import annotations
@@ -49,7 +56,10 @@ from engines.axes.population import (
 from engines.axes.replay import action_values
 from engines.axes.screening import screening_axes
 from engines.gbg import presets
-from engines.gbg.generator import generate
+from engines.gbg.acceptance import AcceptanceSettings, evaluate
+from engines.gbg.generator import GenerationConfig, generate
+from engines.gbg.rulebook import consistency_errors, rulebook
+from engines.gbg.seed_pool import screen_seed
 from engines.gbg.spec import GameSpec
 
 
@@ -76,7 +86,7 @@ def _side_by_side(
     ratios = [a / b for a, b in zip(seconds["interpreter"], seconds["trees"], strict=True)]
     return {
         "seconds": {k: statistics.median(v) for k, v in seconds.items()},
-        "ratio": statistics.median(ratios),
+        "ratio": statistics.median(ratios),  # anchor / batch
         "equal": same(outputs["interpreter"], outputs["trees"]),
     }
 
@@ -129,25 +139,65 @@ def measure(name: str, repeats: int, strategies: int, decisions: int) -> dict[st
     return out
 
 
+def _screen_interpreted(seed: int) -> dict[str, Any]:
+    """``screen_seed`` with the acceptance filter on the interpreter (the anchor): the same
+    steps, in the same order, for a seed that generates."""
+    spec = generate(seed)
+    verdict = evaluate(spec, AcceptanceSettings(), seed=seed, interpreted=True)
+    text = rulebook(spec)
+    gaps = consistency_errors(spec, text)
+    reasons = list(verdict["reasons"]) + (["rulebook_inconsistent"] if gaps else [])
+    return {"seed": seed, "accepted": not reasons, "spec_json": spec.canonical_json()}
+
+
+def measure_pool(seeds: int, repeats: int) -> dict[str, Any]:
+    config, settings = GenerationConfig(), AcceptanceSettings()
+
+    def batch() -> list[tuple[int, bool]]:
+        return [(s, screen_seed(s, config, settings)["accepted"]) for s in range(seeds)]
+
+    def anchor() -> list[tuple[int, bool]]:
+        return [(s, _screen_interpreted(s)["accepted"]) for s in range(seeds)]
+
+    row = _side_by_side({"interpreter": anchor, "trees": batch}, repeats, lambda a, b: a == b)
+    accepted = sum(ok for _, ok in batch())
+    per_seed = row["seconds"]["trees"] / seeds
+    row["accepted"] = accepted
+    row["projected_pool_2000_seconds_2_workers"] = 2000 * seeds / max(accepted, 1) * per_seed / 2
+    return row
+
+
 SITES = ("ranking", "replays", "screening")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pool-seeds", type=int, default=300)
     parser.add_argument("--games", default="leduc,0,4,5,43,130")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--strategies", type=int, default=50)
     parser.add_argument("--decisions", type=int, default=4)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    pool = measure_pool(args.pool_seeds, args.repeats) if args.pool_seeds else None
     rows = [
         measure(g.strip(), args.repeats, args.strategies, args.decisions)
         for g in args.games.split(",")
+        if g.strip()
     ]
-    summary = {site: statistics.median(r[site]["ratio"] for r in rows) for site in SITES}
-    report = {"median_ratio": summary, "games": rows}
+    summary = {site: statistics.median(r[site]["ratio"] for r in rows) for site in SITES if rows}
+    report = {"pool": pool, "median_ratio": summary, "games": rows}
     if args.json:
         print(json.dumps(report, indent=2))
+        return
+    if pool is not None:
+        print(
+            f"pool ({args.pool_seeds} seeds, {pool['accepted']} accepted): "
+            f"{pool['ratio']:.2f}x, {pool['seconds']['trees']:.2f}s vs "
+            f"{pool['seconds']['interpreter']:.2f}s, equal={pool['equal']}; projected paper "
+            f"pool on 2 workers {pool['projected_pool_2000_seconds_2_workers']:.0f}s"
+        )
+    if not rows:
         return
     print(f"{'game':<12}" + "".join(f"{s:>22}" for s in SITES))
     for r in rows:
@@ -157,7 +207,7 @@ def main() -> None:
         )
         print(f"{r['game']:<12}{cells}")
     print(f"{'median':<12}" + "".join(f"{summary[s]:>8.2f}x{'':>13}" for s in SITES))
-    print("(anchor seconds / tree seconds, median of alternating repetitions; equal numbers)")
+    print("(anchor seconds / batch seconds, median of alternating repetitions)")
 
 
 if __name__ == "__main__":
