@@ -202,7 +202,8 @@ def main() -> None:
     print(f"{'game':<12}" + "".join(f"{s:>22}" for s in SITES))
     for r in rows:
         cells = "".join(
-            f"{r[s]['ratio']:>8.2f}x ({r[s]['seconds']['trees']:.2f}s){'' if r[s]['equal'] else ' DIFF':>5}"
+            f"{r[s]['ratio']:>8.2f}x ({r[s]['seconds']['trees']:.2f}s)"
+            + ("" if r[s]["equal"] else " DIFF").rjust(5)
             for s in SITES
         )
         print(f"{r['game']:<12}{cells}")

@@ -100,7 +100,10 @@ def action_values(
     replay = _replay_interpreted if interpreted else _replay_memoised
     for w, world in enumerate(worlds):
         renamed = [world.actions[a] for a in menu]
-        replay(world, renamed, continuations, opponents, seat, moves[:, :, w], max_amounts, values[..., w])
+        contexts = moves[:, :, w]
+        replay(
+            world, renamed, continuations, opponents, seat, contexts, max_amounts, values[..., w]
+        )
     return ActionTable(
         seat=seat,
         menu=menu,

@@ -148,7 +148,7 @@ def _seat_test(kind, rank, phase, option, pos, seat, S, hands, M, positions, cho
                     return True
         return False
     if kind == HOLDS_RANK:
-        for i in range(S[S_HN0 + seat]):
+        for i in range(S[S_HN0 + seat]):  # noqa: SIM110 (numba: plain loops and comparisons)
             if CT[1, hands[seat, i]] == rank:
                 return True
         return False
@@ -167,9 +167,12 @@ def _predicate(q, PR, S, hands, M, positions, choices, CT):  # type: ignore[no-u
         return (M[1, 0] + M[1, 1] >= PR[q, Q_AMOUNT]) != negate
     rank, phase, option, pos = PR[q, Q_RANK], PR[q, Q_PHASE], PR[q, Q_OPTION], PR[q, Q_POS]
     who = PR[q, Q_WHO]
-    if who == W_ALICE or who == W_BOB:
+    if who == W_ALICE or who == W_BOB:  # noqa: SIM109 (numba: plain loops and comparisons)
         seat = 0 if who == W_ALICE else 1
-        return _seat_test(kind, rank, phase, option, pos, seat, S, hands, M, positions, choices, CT) != negate
+        return (
+            _seat_test(kind, rank, phase, option, pos, seat, S, hands, M, positions, choices, CT)
+            != negate
+        )
     t0 = _seat_test(kind, rank, phase, option, pos, 0, S, hands, M, positions, choices, CT)
     t1 = _seat_test(kind, rank, phase, option, pos, 1, S, hands, M, positions, choices, CT)
     if who == W_EITHER:
@@ -376,7 +379,7 @@ def _showdown_key(seat, S, hands, board, M, CT, MET, RULES, n_suits, out, W, B):
         cards[i] = board[i - hn]
     points = M[3, seat]
     out[0] = points
-    if kind == M_RANK_SUM or kind == M_LOW_SUM:
+    if kind == M_RANK_SUM or kind == M_LOW_SUM:  # noqa: SIM109 (numba: plain loops and comparisons)
         total = 0
         for i in range(n):
             total += CT[0, cards[i]]
@@ -564,7 +567,7 @@ def _look(p, seat, S, deck, hands, board, M, P, rng):  # type: ignore[no-untyped
         _peek_opponent(seat, S, hands, rng)
     elif S[S_TOP] < 0:
         _deal_card(S, deck, hands, board, rng, 3)
-    if P[p, K_RISK_PCT] > 0:
+    if P[p, K_RISK_PCT] > 0:  # noqa: SIM102 (numba: plain loops and comparisons)
         if _below(rng, 100) < P[p, K_RISK_PCT]:
             _pay(M, seat, P[p, K_RISK_CHIPS])
 
@@ -611,10 +614,33 @@ def _settle(winner, S, hands, M, P, PR, positions, choices, CT, side):  # type: 
 
 
 @njit(cache=True)
-def play_uniform(
-    CT, P, SZ, SIM, SIMX, ET, EP, PR, MET, RULES, n_suits, n_positions, stack, ante,
-    seeds, uniforms, mt, mt_at, returns, decisions, folded, fired, reached, evaluated, held,
-):  # type: ignore[no-untyped-def]  # pragma: no cover
+def play_uniform(  # type: ignore[no-untyped-def]  # pragma: no cover
+    CT,
+    P,
+    SZ,
+    SIM,
+    SIMX,
+    ET,
+    EP,
+    PR,
+    MET,
+    RULES,
+    n_suits,
+    n_positions,
+    stack,
+    ante,
+    seeds,
+    uniforms,
+    mt,
+    mt_at,
+    returns,
+    decisions,
+    folded,
+    fired,
+    reached,
+    evaluated,
+    held,
+):
     """Play one deal per seed, both seats uniform over the full menu, moves from ``uniforms``
     read in order across deals, or, when ``uniforms`` is empty, from the Mersenne Twister
     state ``mt``/``mt_at`` (advanced in place, as ``random.random()`` would advance it).
@@ -690,7 +716,18 @@ def play_uniform(
                     if l0 < 0 or l1 < 0:
                         return EMPTY_HAND, d, used
                     c = _compare(key0, l0, key1, l1)
-                    _settle(0 if c > 0 else 1 if c < 0 else -1, S, hands, M, P, PR, positions, choices, CT, side)
+                    _settle(
+                        0 if c > 0 else 1 if c < 0 else -1,
+                        S,
+                        hands,
+                        M,
+                        P,
+                        PR,
+                        positions,
+                        choices,
+                        CT,
+                        side,
+                    )
                 else:
                     S[S_PHASE] = target
                     fired[target] += 1
@@ -730,7 +767,7 @@ def play_uniform(
                             first = leader if rule == 2 else 1 - leader
                     if not (M[2, 0] == M[2, 1] and (M[0, 0] == 0 or M[0, 1] == 0)):
                         _betting_decide(p, first, S, M, P, SZ, menu, W)
-                elif kind == SIMULTANEOUS or kind == AUCTION:
+                elif kind == SIMULTANEOUS or kind == AUCTION:  # noqa: SIM109 (numba: plain loops and comparisons)
                     S[S_SEL0] = -1
                     S[S_SEL1] = -1
                     _options(p, 0, S, M, P, SZ, menu)
@@ -851,7 +888,7 @@ def play_uniform(
                     S[S_MODE] = MODE_FINISH
                 else:
                     _betting_decide(p, opp, S, M, P, SZ, menu, W)
-            elif kind == SIMULTANEOUS or kind == AUCTION:
+            elif kind == SIMULTANEOUS or kind == AUCTION:  # noqa: SIM109 (numba: plain loops and comparisons)
                 choices[p, seat] = code
                 if seat == 0:
                     S[S_SEL0] = code
@@ -872,7 +909,7 @@ def play_uniform(
                         M[0, 1 - payer] += moved
                 else:
                     bid0, bid1 = SZ[p, a], SZ[p, b]
-                    if bid0 != bid1:
+                    if bid0 != bid1:  # noqa: SIM108 (numba: plain loops and comparisons)
                         winner = 0 if bid0 > bid1 else 1
                     else:
                         winner = P[p, K_TIE]

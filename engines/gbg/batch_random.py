@@ -382,7 +382,8 @@ def python_uniforms(rng: random.Random, n: int) -> np.ndarray:
     """The next ``n`` values of ``rng.random()``, without advancing ``rng``: numpy's legacy
     Mersenne Twister given the same state draws the same doubles (both take 53 bits from two
     32-bit outputs the same way)."""
-    version, internal, _ = rng.getstate()
+    _, internal, _ = rng.getstate()
     twister = np.random.RandomState()
-    twister.set_state(("MT19937", np.array(internal[:-1], dtype=np.uint32), internal[-1]))
+    key = np.array(internal[:-1], dtype=np.uint32)
+    twister.set_state(("MT19937", key, int(internal[-1]), 0, 0.0))
     return twister.random_sample(n)

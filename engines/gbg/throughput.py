@@ -1,11 +1,12 @@
 """Side-by-side throughput of the engine against OpenSpiel (issue: engine speed).
 
-Random-play deals per second through our public ``State`` API on a spec, through the
-compiled batch loop (``engines.gbg.batch_random``: the same deals, played many at once), against OpenSpiel's
-built-in game driven by the same kind of Python loop (chance sampled from its listed outcomes,
-uniform legal actions), and against ``pyspiel.evaluate_bots`` with uniform random bots (its
-C++ loop).  The measurements alternate in one process and the ratio is the median over
-repetitions, so machine load affects both sides alike.  Never used as a wall-clock assertion.
+Random-play deals per second through our public ``State`` API on a spec, and through the
+compiled batch loop (``engines.gbg.batch_random``: the same deals, many at once), against
+OpenSpiel's built-in game driven by the same kind of Python loop (chance sampled from its
+listed outcomes, uniform legal actions), and against ``pyspiel.evaluate_bots`` with uniform
+random bots (its C++ loop).  The measurements alternate in one process and the ratio is the
+median over repetitions, so machine load affects both sides alike.  Never used as a
+wall-clock assertion.
 """
 
 from __future__ import annotations
