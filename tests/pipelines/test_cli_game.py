@@ -121,8 +121,13 @@ def test_bench_engine_reports_ratios(capsys: pytest.CaptureFixture[str]) -> None
     for row in report["compared"]:
         assert set(row["deals_per_second"]) == {
             "ours",
+            "batch",
             "openspiel_python",
             "openspiel_evaluate_bots",
         }
         assert row["ratio_vs_openspiel_python"] > 0
-    assert [row["game"] for row in report["solo"]] == ["example4643", "holdem-limit"]
+        assert row["batch_ratio_vs_evaluate_bots"] > 0 and row["batch_ratio_vs_ours"] > 0
+    solo = [row["game"] for row in report["solo"]]
+    assert solo[:2] == ["example4643", "holdem-limit"]
+    assert len(solo) == 3 and solo[2].startswith("gbg-")  # the median accepted game
+    assert all(row["batch_deals_per_second"] > 0 for row in report["solo"])
