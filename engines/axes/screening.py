@@ -100,12 +100,65 @@ def coarse_state(state: State, seat: int) -> tuple[Any, ...]:
     )
 
 
+class CoarseKeys:
+    """``coarse_state`` of one deal, built incrementally: each call names only the events and
+    moves added since the last one (equal to ``coarse_state``, which the tests check)."""
+
+    __slots__ = ("counts", "events", "moves", "own", "positions")
+
+    def __init__(self) -> None:
+        self.counts = [0, 0]
+        self.moves = [0, 0]
+        self.events: list[list[tuple[Any, ...]]] = [[], []]
+        self.own: list[list[str]] = [[], []]
+        self.positions: list[dict[str, str]] = [{}, {}]
+
+    def key(self, state: State, seat: int) -> tuple[Any, ...]:
+        events = state.events
+        done = self.counts[seat]
+        if done < len(events):
+            mine = self.events[seat]
+            known = self.positions[seat]
+            cardish = _CARDISH
+            for vis, kind, who, data in events[done:]:
+                if vis != PUBLIC and vis != seat:
+                    continue
+                mine.append((kind, who) if kind in cardish else (kind, who, data))
+                if kind == "position":  # as State.known_positions reads it
+                    name, holder = data
+                    if holder == seat:
+                        known[name] = "you"
+                    elif vis == PUBLIC:
+                        known[name] = "opponent" if holder >= 0 else "nobody"
+                    else:
+                        known[name] = "not you"
+            self.counts[seat] = len(events)
+        history = state.history
+        start = self.moves[seat]
+        if start < len(history):
+            own = self.own[seat]
+            for move in history[start:]:
+                if move.seat == seat:
+                    own.append(_coarse_action(move.action))
+            self.moves[seat] = len(history)
+        return (
+            state.phase_id,
+            state.legal_actions(),
+            len(state.hands[seat]),
+            tuple(self.own[seat][-3:]),
+            tuple(self.events[seat]),
+            tuple(sorted(self.positions[seat].items())),
+        )
+
+
 @lru_cache(maxsize=65_536)
 def _offers_amounts(menu: tuple[str, ...]) -> bool:
     return sum(amount_of(a) is not None for a in menu) >= 2
 
 
-def _random_play(spec: GameSpec, deals: int, seed: int) -> dict[str, float]:
+def _random_play(
+    spec: GameSpec, deals: int, seed: int, interpreted: bool = False
+) -> dict[str, float]:
     """State space, temporal depth and risk from uniformly random deals."""
     rng = random.Random(derive_seed(seed, 0x5C1))
     seen: tuple[set[Any], set[Any]] = (set(), set())
@@ -113,12 +166,14 @@ def _random_play(spec: GameSpec, deals: int, seed: int) -> dict[str, float]:
     leads: list[int] = []
     for k in range(deals):
         state = new_deal(spec, derive_seed(seed, 0x5C2, k), tree=False)
+        keys = CoarseKeys()
         choices = 0
         while state.current_player >= 0:
             seat = state.current_player
             menu = state.legal_actions()
             if not _offers_amounts(menu):
-                seen[seat].add(coarse_state(state, seat))
+                # The reference rebuilds each key from the whole deal; the keys, incrementally.
+                seen[seat].add(coarse_state(state, seat) if interpreted else keys.key(state, seat))
             if len(menu) > 1:
                 choices += 1
             state.apply(rng.choice(menu))
@@ -250,8 +305,9 @@ def screening_axes(
 
     Information sensitivity and opponent modelling play many deals under one card order:
     they walk fixed-chance trees (``engines.gbg.batch``), the same deals move for move as
-    interpreting them, which ``interpreted=True`` does (the reference)."""
-    out = _random_play(spec, budget.random_deals, seed)
+    interpreting them; the random-play count builds its coarse states incrementally
+    (``CoarseKeys``).  ``interpreted=True`` does neither (the reference)."""
+    out = _random_play(spec, budget.random_deals, seed, interpreted)
     out["information_sensitivity"] = _information_sensitivity(spec, budget, seed, interpreted)
     out["opponent_modelling"] = _opponent_modelling(spec, budget, seed, interpreted)
     out["brittleness"] = _brittleness(spec, budget, seed)

@@ -31,7 +31,7 @@ from engines.axes.population import (
     strategy_seeds,
 )
 from engines.axes.replay import action_values
-from engines.axes.screening import screening_axes
+from engines.axes.screening import CoarseKeys, coarse_state, screening_axes
 from engines.gbg import presets
 from engines.gbg.engine import new_deal
 from engines.gbg.generator import generate
@@ -129,3 +129,19 @@ def test_the_five_axes_are_the_published_figures(name: str) -> None:
     spec: GameSpec = GAMES[name]
     report = compute_axes(spec, axis_budget("quick"), 0)
     assert report.to_dict()["axes"] == PUBLISHED[name]
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_incremental_coarse_keys_equal_coarse_state(name: str) -> None:
+    spec = GAMES[name]
+    rng = np.random.default_rng(4)
+    for deal in range(40):
+        state = new_deal(spec, deal, tree=False)
+        keys = CoarseKeys()
+        while state.current_player >= 0:
+            seat = state.current_player
+            assert keys.key(state, seat) == coarse_state(state, seat)
+            if rng.random() < 0.5:  # the other seat's key, asked at any time, too
+                assert keys.key(state, 1 - seat) == coarse_state(state, 1 - seat)
+            menu = state.legal_actions()
+            state.apply(menu[int(rng.integers(len(menu)))])
