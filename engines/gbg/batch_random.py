@@ -38,6 +38,7 @@ from engines.gbg.spec import (
     SimultaneousPhase,
     SwapPhase,
 )
+from engines.gbg.state import State
 from engines.gbg.structure import successors
 from engines.gbg.tables import CardTables
 
@@ -109,6 +110,7 @@ class Tables:
     n_positions: int
     stack: int
     ante: int
+    position_index: dict[str, int]
 
 
 def build_tables(spec: GameSpec) -> Tables:
@@ -258,6 +260,7 @@ def build_tables(spec: GameSpec) -> Tables:
         n_positions=len(names),
         stack=spec.stack,
         ante=spec.ante,
+        position_index=position,
     )
 
 
@@ -387,3 +390,110 @@ def python_uniforms(rng: random.Random, n: int) -> np.ndarray:
     key = np.array(internal[:-1], dtype=np.uint32)
     twister.set_state(("MT19937", key, int(internal[-1]), 0, 0.0))
     return twister.random_sample(n)
+
+
+# --- finishing deals from positions (the axes' rollouts) ---------------------------------------
+
+
+def load(spec: GameSpec, state: State) -> tuple[np.ndarray, ...] | None:
+    """The arrays of a deal paused at a decision, as ``batch_kernel.play_l0`` loads them:
+    scalars, deck, hands, board, chips (stacks, contributions, this round's, points),
+    positions, choices, side bets.  None for a state the loop cannot hold (not at a
+    decision, a choice it does not record)."""
+    if state.current_player < 0:
+        return None
+    t = tables(spec)
+    n = t.cards.shape[1]
+    n_phases = len(spec.phases)
+    S = np.zeros(k.SCALARS, np.int64)
+    S[k.S_PHASE] = state.phase
+    S[k.S_PLAYER] = state.current_player
+    S[k.S_NBETS] = state.n_bets
+    S[k.S_TOP] = state.top[0] if state.top else -1
+    S[k.S_DECKN] = len(state.deck)
+    S[k.S_BOARDN] = len(state.board)
+    S[k.S_HN0], S[k.S_HN1] = len(state.hands[0]), len(state.hands[1])
+    S[k.S_QN] = len(state.queue)
+    for i, seat in enumerate(state.queue[:2]):
+        S[k.S_Q0 + i] = seat
+    S[k.S_NSIDE] = len(state.side)
+    S[k.S_WINNER] = state.winner
+    S[k.S_SEL0] = S[k.S_SEL1] = -1
+    S[k.S_ACTED0], S[k.S_ACTED1] = int(state.acted[0]), int(state.acted[1])
+    S[k.S_MODE] = k.MODE_DECIDE
+    deck = np.zeros(n, np.int64)
+    deck[: len(state.deck)] = sorted(state.deck)
+    hands = np.zeros((2, n), np.int64)
+    for seat in (0, 1):
+        hands[seat, : len(state.hands[seat])] = state.hands[seat]
+    board = np.zeros(n, np.int64)
+    board[: len(state.board)] = state.board
+    chips = np.array([state.stacks, state.contrib, state.round, state.points], dtype=np.int64)
+    positions = np.full(t.n_positions + 1, -1, np.int64)
+    for name, holder in state.positions.items():
+        if name not in t.position_index:
+            return None
+        positions[t.position_index[name]] = -1 if holder is None else holder
+    choices = np.full((n_phases, 2), -1, np.int64)
+    index = {p.id: i for i, p in enumerate(spec.phases)}
+    for (phase_id, seat), action in state.choices.items():
+        names = choice_names(spec.phases[index[phase_id]])
+        if action not in names:
+            return None
+        choices[index[phase_id], seat] = names.index(action)
+    phase = spec.phases[state.phase]
+    selected = state.selection[0]
+    if selected is not None and isinstance(phase, SimultaneousPhase | AuctionPhase):
+        S[k.S_SEL0] = choice_names(phase).index(selected)
+    side = np.zeros((2 * n_phases + 2, 2), np.int64)
+    for i, (bettor, stake_index) in enumerate(state.side):
+        side[i] = (bettor, stake_index)
+    return S, deck, hands, board, chips, positions, choices, side
+
+
+def l0_rollouts(
+    spec: GameSpec,
+    starts: Sequence[State],
+    jobs: Sequence[tuple[int, str, Sequence[int], Sequence[float], Sequence[float]]],
+    max_amounts: int,
+) -> np.ndarray | None:
+    """Finish deals from positions with both seats L0 over A(I): job (start, action, card
+    order, chance stream, move stream) plays ``action`` at ``starts[start]`` (a decision) and
+    then what ``engines.axes.play.play_out`` plays with ``[L0, L0]``, that card order and
+    ``Stream(chance stream)``, ``Stream(move stream)``.  Returns Alice's returns per job (the
+    game is zero-sum), or None when a position or a deal needs the interpreter."""
+    t = tables(spec)
+    loaded = [load(spec, state) for state in starts]
+    if not jobs or any(x is None for x in loaded):
+        return None
+    stacked = [np.stack([x[f] for x in loaded if x is not None]) for f in range(8)]
+    actions = []
+    for start, action, _, _, _ in jobs:
+        legal = starts[start].legal_actions()
+        if action not in legal:
+            return None
+        actions.append(legal.index(action))
+    returns = np.zeros(len(jobs), np.int64)
+    status, _ = k.play_l0(
+        t.cards,
+        t.phases,
+        t.sizes,
+        t.options,
+        t.transfers,
+        t.edge_targets,
+        t.edge_tests,
+        t.predicates,
+        t.metric,
+        t.rules,
+        t.n_suits,
+        t.stack,
+        *stacked,
+        np.array([j[0] for j in jobs], dtype=np.int64),
+        np.array(actions, dtype=np.int64),
+        np.array([j[2] for j in jobs], dtype=np.int64),
+        np.array([j[3] for j in jobs], dtype=np.float64),
+        np.array([j[4] for j in jobs], dtype=np.float64),
+        max_amounts,
+        returns,
+    )
+    return returns if status == k.OK else None
