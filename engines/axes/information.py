@@ -30,13 +30,12 @@ import numpy as np
 from engines.axes.budgets import AxisBudget
 from engines.axes.menus import reduce_menu
 from engines.axes.play import (
-    CARD,
-    PICK,
     Chance,
     DealTrace,
     InfoKeys,
     Policy,
     Stream,
+    chance_outcome,
     chip_lead,
     draw_chance,
     play_out,
@@ -180,15 +179,7 @@ def search_deal(
                 action = opponent.choose(state, player, menu, moves.next())
             trace.action(state, action)
         elif player == CHANCE:
-            outcomes = state.chance_outcomes()
-            kind = state.chance_kind()
-            if kind == CARD:
-                outcome = min((o for o, _ in outcomes), key=chance.rank.__getitem__)
-            elif kind == PICK:
-                outcome = outcomes[int(aux.next() * len(outcomes))][0]
-            else:
-                outcome = 1 if aux.next() < outcomes[1][1] else 0
-            trace.chance(state, outcome)
+            trace.chance(state, chance_outcome(state, chance.rank, aux))
         else:
             return chip_lead(state, seat)
 

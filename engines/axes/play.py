@@ -146,16 +146,24 @@ def draw_chance(spec: GameSpec, rng: np.random.Generator) -> Chance:
     return Chance(rank, rng.random(stream_length(spec)).tolist())
 
 
+def chance_outcome(state: State, rank: Sequence[int], aux: Stream) -> int:
+    """The outcome of the pending chance event of ``state`` under the card order and stream:
+    a card is the first of the order still in the deck, a pick of n ``int(u * n)`` and a
+    coin of p percent ``u < p / 100`` (chosen among the outcomes ``chance_outcomes`` lists,
+    without listing them)."""
+    request = state.chance_request()
+    assert request is not None
+    kind, arg = request
+    if kind == CARD:
+        return min(state.deck, key=rank.__getitem__)
+    if kind == PICK:
+        return int(aux.next() * arg)
+    return 1 if aux.next() < arg / 100.0 else 0
+
+
 def resolve_chance(state: State, rank: Sequence[int], aux: Stream) -> int:
     """Resolve the pending chance event of ``state`` from the card order and stream."""
-    kind = state.chance_kind()
-    outcomes = state.chance_outcomes()
-    if kind == CARD:
-        outcome = min((o for o, _ in outcomes), key=rank.__getitem__)
-    elif kind == PICK:
-        outcome = outcomes[int(aux.next() * len(outcomes))][0]
-    else:
-        outcome = 1 if aux.next() < outcomes[1][1] else 0
+    outcome = chance_outcome(state, rank, aux)
     state.apply_chance(outcome)
     return outcome
 
@@ -301,7 +309,8 @@ class DealTrace:
         """Apply chance ``outcome`` to ``state`` and record it."""
         kind = state.chance_kind()
         assert kind is not None
-        size = len(state.chance_outcomes()) if kind == PICK else 0
+        request = state.chance_request()
+        size = request[1] if kind == PICK and request is not None else 0  # a pick's outcomes
         before = len(state.events)
         state.apply_chance(outcome)
         seen: frozenset[int] = frozenset()
@@ -384,14 +393,6 @@ def play_traced(
             else:
                 trace.action(state, menu[0])
         elif seat == CHANCE:
-            outcomes = state.chance_outcomes()
-            kind = state.chance_kind()
-            if kind == CARD:
-                outcome = min((o for o, _ in outcomes), key=rank.__getitem__)
-            elif kind == PICK:
-                outcome = outcomes[int(aux.next() * len(outcomes))][0]
-            else:
-                outcome = 1 if aux.next() < outcomes[1][1] else 0
-            trace.chance(state, outcome)
+            trace.chance(state, chance_outcome(state, rank, aux))
         else:
             return state, trace

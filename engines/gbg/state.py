@@ -267,11 +267,27 @@ class State:
             return None
         return self._pending[0][0]
 
+    def chance_request(self) -> ChanceRequest | None:
+        """At a chance node: the pending request, (kind, argument) as ``chance_outcomes``
+        lists it (a card from the deck, a pick below the argument, a coin of the argument's
+        percent); else None."""
+        if self.current_player != CHANCE or not self._pending:
+            return None
+        return self._pending[0]
+
     def apply_chance(self, outcome: int) -> None:
         """At a chance node: resolve the pending chance event with ``outcome``."""
         if self.current_player != CHANCE or not self._pending:
             raise ValueError("not at a chance node")
-        if outcome not in {o for o, _ in self.chance_outcomes()}:
+        kind, arg = self._pending[0]
+        # Membership in the outcomes ``chance_outcomes`` lists, without listing them.
+        if kind == "card":
+            possible = outcome in self.deck
+        elif kind == "pick":
+            possible = outcome in range(arg)
+        else:
+            possible = outcome in (0, 1)
+        if not possible:
             raise ValueError(f"chance outcome {outcome} is not possible here")
         self._resolve(self._pending.pop(0), outcome)
         self._drain()

@@ -256,3 +256,67 @@ def test_a_generator_is_left_alone_when_the_game_is_handed_back() -> None:
     before = rng.getstate()
     assert random_play(GameSpec.model_validate(raw), range(10), rng) is None
     assert rng.getstate() == before
+
+
+# --- rollouts from positions (the information axis's search) ------------------------------------
+
+
+def _rollouts_both(spec: GameSpec, seed: int, max_amounts: int) -> int:
+    """From decisions reached by random explicit-chance play, every action finished by the
+    compiled L0 rollouts and by ``play_out``; returns how many jobs were compared."""
+    from engines.axes.play import Stream, chip_lead, draw_chance, play_out, resolve_chance
+    from engines.axes.population import L0
+    from engines.gbg.batch_random import l0_rollouts
+    from engines.gbg.engine import CHANCE
+
+    rng = np.random.default_rng(seed)
+    starts, jobs, expected = [], [], []
+    for _ in range(4):
+        chance = draw_chance(spec, rng)
+        aux = chance.stream()
+        state = new_deal(spec, explicit_chance=True)
+        while state.current_player >= 0 or state.current_player == CHANCE:
+            if state.current_player == CHANCE:
+                resolve_chance(state, chance.rank, aux)
+                continue
+            if len(state.legal_actions()) > 1 and rng.random() < 0.5:
+                world = draw_chance(spec, rng)  # the rollout's own future, as a world's
+                moves = rng.random(len(world.aux)).tolist()
+                for action in state.legal_actions():
+                    replay = state.clone()
+                    replay.apply(action)
+                    play_out(
+                        replay, [L0, L0], world.rank, world.stream(), Stream(moves), max_amounts
+                    )
+                    expected.append(chip_lead(replay, 0) // 2)
+                    jobs.append((len(starts), action, world.rank, world.aux, moves))
+                starts.append(state.clone())
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+    if not jobs:
+        return 0
+    returns = l0_rollouts(spec, starts, jobs, max_amounts)
+    assert returns is not None
+    assert returns.tolist() == expected
+    return len(jobs)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [presets.kuhn(), presets.leduc(), presets.example4643(), presets.holdem_limit()],
+    ids=["kuhn", "leduc", "example4643", "holdem-limit"],
+)
+def test_rollouts_from_positions_equal_play_out_on_every_preset(spec: GameSpec) -> None:
+    assert _rollouts_both(spec, 5, 6) > 0
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(min_value=0, max_value=2**63 - 1),
+    complexity=st.floats(min_value=LOW, max_value=HIGH, allow_nan=False),
+    max_amounts=st.sampled_from([3, 4, 6]),
+)
+def test_rollouts_from_positions_equal_play_out_on_generated_games(
+    seed: int, complexity: float, max_amounts: int
+) -> None:
+    _rollouts_both(generate(seed, GenerationConfig(complexity=complexity)), seed % 997, max_amounts)
