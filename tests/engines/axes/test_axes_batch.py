@@ -33,6 +33,7 @@ from engines.axes.population import (
 )
 from engines.axes.replay import action_values
 from engines.axes.screening import CoarseKeys, coarse_state, screening_axes
+from engines.axes.state_space import AbstractKeys, state_space
 from engines.gbg import presets
 from engines.gbg.engine import new_deal
 from engines.gbg.generator import generate
@@ -157,3 +158,25 @@ def test_information_differences_equal_the_interpreted_ones(name: str) -> None:
         fast = information_differences(spec, population, budget, 5, seat, 0)
         slow = information_differences(spec, population, budget, 5, seat, 0, interpreted=True)
         assert fast == slow
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_incremental_abstract_keys_equal_abstract_state(name: str) -> None:
+    spec = GAMES[name]
+    rng = np.random.default_rng(8)
+    for deal in range(40):
+        state = new_deal(spec, deal, tree=False)
+        keys = AbstractKeys()
+        while state.current_player >= 0:
+            seat = state.current_player
+            assert keys.key(state, seat) == state.abstract_state(seat)
+            if rng.random() < 0.5:  # the other seat's key, asked at any time, too
+                assert keys.key(state, 1 - seat) == state.abstract_state(1 - seat)
+            menu = state.legal_actions()
+            state.apply(menu[int(rng.integers(len(menu)))])
+
+
+@pytest.mark.parametrize("name", ["leduc", "example4643", "seed4", "seed130"])
+def test_the_state_space_count_equals_the_interpreted_count(name: str) -> None:
+    spec = GAMES[name]
+    assert state_space(spec, 300, 3) == state_space(spec, 300, 3, interpreted=True)
