@@ -23,6 +23,7 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from engines.gbg.engine import State, new_deal
 from engines.gbg.rng import derive_seed
@@ -33,7 +34,9 @@ TIER1_SIZE = 100
 RANKING_DEALS = 40
 
 
+@lru_cache(maxsize=65_536)
 def _state_key(info_state: str) -> int:
+    # Cached: the population's strategies all key the same information states.
     return int.from_bytes(hashlib.sha256(info_state.encode("utf-8")).digest()[:8], "big")
 
 

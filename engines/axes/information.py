@@ -96,12 +96,10 @@ def search_choice(
     rollout: list[Policy] = [L0, L0]
     returns = None
     if not interpreted:
-        jobs = [
-            (w, world.actions[action], world.chance.rank, world.chance.aux, uniforms[w])
-            for w, world in enumerate(worlds)
-            for action in menu
-        ]
-        returns = l0_rollouts(spec, [w.state for w in worlds], jobs, budget.max_amounts)
+        futures = [(w.chance.rank, w.chance.aux, uniforms[i]) for i, w in enumerate(worlds)]
+        jobs = [(i, w.actions[action]) for i, w in enumerate(worlds) for action in menu]
+        starts = [w.state for w in worlds]
+        returns = l0_rollouts(spec, starts, futures, jobs, budget.max_amounts)
     if returns is not None:
         sign = 2 if seat == 0 else -2  # zero-sum: the chip lead is twice a seat's returns
         leads = (sign * returns).reshape(len(worlds), len(menu))

@@ -1106,8 +1106,8 @@ def play_l0(  # type: ignore[no-untyped-def]  # pragma: no cover
     """Finish many deals from loaded positions: job ``j`` starts from position
     ``job_start[j]`` (a decision, its arrays as ``engines.gbg.batch_random.load`` wrote
     them), plays entry ``job_action[j]`` of its menu, then both seats play L0 over A(I) with
-    ``moves[j]`` read cyclically, chance from the card order ``ranks[j]`` and the stream
-    ``auxs[j]`` (``engines.axes.play.play_out``'s deal).  Fills Alice's returns per job;
+    its start's ``moves`` read cyclically, chance from its start's card order ``ranks`` and
+    stream ``auxs`` (``engines.axes.play.play_out``'s deal).  Fills Alice's returns per job;
     returns (status, jobs done)."""
     n_cards = CT.shape[1]
     n_phases = P.shape[0]
@@ -1176,10 +1176,10 @@ def play_l0(  # type: ignore[no-untyped-def]  # pragma: no cover
             B,
             rng,
             C,
-            ranks[j],
-            auxs[j],
+            ranks[s],
+            auxs[s],
             MOVES_L0,
-            moves[j],
+            moves[s],
             False,
             mt,
             mt_at,

@@ -454,21 +454,23 @@ def load(spec: GameSpec, state: State) -> tuple[np.ndarray, ...] | None:
 def l0_rollouts(
     spec: GameSpec,
     starts: Sequence[State],
-    jobs: Sequence[tuple[int, str, Sequence[int], Sequence[float], Sequence[float]]],
+    futures: Sequence[tuple[Sequence[int], Sequence[float], Sequence[float]]],
+    jobs: Sequence[tuple[int, str]],
     max_amounts: int,
 ) -> np.ndarray | None:
-    """Finish deals from positions with both seats L0 over A(I): job (start, action, card
-    order, chance stream, move stream) plays ``action`` at ``starts[start]`` (a decision) and
-    then what ``engines.axes.play.play_out`` plays with ``[L0, L0]``, that card order and
-    ``Stream(chance stream)``, ``Stream(move stream)``.  Returns Alice's returns per job (the
-    game is zero-sum), or None when a position or a deal needs the interpreter."""
+    """Finish deals from positions with both seats L0 over A(I): job (start, action) plays
+    ``action`` at ``starts[start]`` (a decision) and then what ``engines.axes.play.play_out``
+    plays with ``[L0, L0]`` and that start's future (card order, chance stream, move stream):
+    ``play_out(state, [L0, L0], order, Stream(chance), Stream(moves), max_amounts)``.
+    Returns Alice's returns per job (the game is zero-sum), or None when a position or a
+    deal needs the interpreter."""
     t = tables(spec)
     loaded = [load(spec, state) for state in starts]
     if not jobs or any(x is None for x in loaded):
         return None
     stacked = [np.stack([x[f] for x in loaded if x is not None]) for f in range(8)]
     actions = []
-    for start, action, _, _, _ in jobs:
+    for start, action in jobs:
         legal = starts[start].legal_actions()
         if action not in legal:
             return None
@@ -490,9 +492,9 @@ def l0_rollouts(
         *stacked,
         np.array([j[0] for j in jobs], dtype=np.int64),
         np.array(actions, dtype=np.int64),
-        np.array([j[2] for j in jobs], dtype=np.int64),
-        np.array([j[3] for j in jobs], dtype=np.float64),
-        np.array([j[4] for j in jobs], dtype=np.float64),
+        np.array([f[0] for f in futures], dtype=np.int64),
+        np.array([f[1] for f in futures], dtype=np.float64),
+        np.array([f[2] for f in futures], dtype=np.float64),
         max_amounts,
         returns,
     )

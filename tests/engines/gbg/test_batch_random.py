@@ -270,7 +270,7 @@ def _rollouts_both(spec: GameSpec, seed: int, max_amounts: int) -> int:
     from engines.gbg.engine import CHANCE
 
     rng = np.random.default_rng(seed)
-    starts, jobs, expected = [], [], []
+    starts, futures, jobs, expected = [], [], [], []
     for _ in range(4):
         chance = draw_chance(spec, rng)
         aux = chance.stream()
@@ -289,13 +289,14 @@ def _rollouts_both(spec: GameSpec, seed: int, max_amounts: int) -> int:
                         replay, [L0, L0], world.rank, world.stream(), Stream(moves), max_amounts
                     )
                     expected.append(chip_lead(replay, 0) // 2)
-                    jobs.append((len(starts), action, world.rank, world.aux, moves))
+                    jobs.append((len(starts), action))
                 starts.append(state.clone())
+                futures.append((world.rank, world.aux, moves))
             legal = state.legal_actions()
             state.apply(legal[int(rng.integers(len(legal)))])
     if not jobs:
         return 0
-    returns = l0_rollouts(spec, starts, jobs, max_amounts)
+    returns = l0_rollouts(spec, starts, futures, jobs, max_amounts)
     assert returns is not None
     assert returns.tolist() == expected
     return len(jobs)
