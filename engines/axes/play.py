@@ -56,7 +56,9 @@ class Policy(Protocol):
     A policy that depends on the information state only may also offer
     ``choose_keyed(info_state, menu, u)``; the playing loops then pass it the key from an
     ``InfoKeys`` instead of letting it rebuild the key from the state.  One that depends on
-    the menu only may offer ``choose_blind(menu, u)``, which ``play_tree`` prefers."""
+    the menu only may offer ``choose_blind(menu, u)``, which ``play_tree`` prefers; one that
+    samples a mixture by information state may offer ``mixture(info_state, menu)``, which
+    ``play_tree`` looks up once per node and samples with ``pick_from``."""
 
     name: str
 
@@ -239,6 +241,7 @@ def play_tree(
     the tree's chance and ``Stream(uniforms)``.  A node memoises its A(I) and, once a keyed
     policy asks, the mover's information-state key; one tree serves one ``max_amounts``."""
     blind = [getattr(p, "choose_blind", None) for p in policies]
+    weighted = [getattr(p, "mixture", None) for p in policies]
     keyed = [getattr(p, "choose_keyed", None) for p in policies]
     n = len(uniforms)
     i = 0
@@ -251,7 +254,8 @@ def play_tree(
         memo = node.memo
         if memo is None:
             legal = node.legal
-            memo = node.memo = [legal if len(legal) == 1 else reduce_menu(legal, max_amounts), None]
+            menu = legal if len(legal) == 1 else reduce_menu(legal, max_amounts)
+            memo = node.memo = [menu, None, {}]  # A(I), the key, mixtures by policy
         menu = memo[0]
         if len(menu) == 1:
             node, live = step(node, menu[0], live)
@@ -262,15 +266,34 @@ def play_tree(
         if choose is not None:
             node, live = step(node, choose(menu, u), live)
             continue
+        mix = weighted[seat]
         fast = keyed[seat]
-        if fast is not None:
+        if mix is not None or fast is not None:
             key = memo[1]
             if key is None:
                 key = memo[1] = tree.state(node, live).information_state(seat)
-            action = fast(key, menu, u)
+            if mix is not None:  # a mixture by information state: looked up once per node
+                policy = policies[seat]
+                probs = memo[2].get(policy)
+                if probs is None:
+                    probs = memo[2][policy] = mix(key, menu)
+                action = pick_from(menu, probs, u)
+            else:
+                action = fast(key, menu, u)  # type: ignore[misc]
         else:
             action = policies[seat].choose(tree.state(node, live), seat, menu, u)
         node, live = step(node, action, live)
+
+
+def pick_from(menu: Sequence[str], probs: Sequence[float], u: float) -> str:
+    """The action of ``menu`` the uniform ``u`` picks from the probabilities ``probs`` (the
+    first whose cumulative probability exceeds ``u``; the last if rounding leaves none)."""
+    acc = 0.0
+    for action, p in zip(menu, probs, strict=True):
+        acc += p
+        if u < acc:
+            return action
+    return menu[-1]
 
 
 def node_lead(node: Node, seat: int) -> int:

@@ -38,6 +38,7 @@ from engines.axes.play import (
     draw_chance,
     fixed_chance_tree,
     node_lead,
+    pick_from,
     play_out,
     play_tree,
     stream_length,
@@ -83,13 +84,7 @@ class Dirichlet:
 
     def choose_keyed(self, info_state: str, menu: tuple[str, ...], u: float) -> str:
         """The action the uniform ``u`` picks from the mixture at ``info_state``."""
-        probs = self._strategy.mixture(info_state, menu)
-        acc = 0.0
-        for action, p in zip(menu, probs, strict=True):
-            acc += p
-            if u < acc:
-                return action
-        return menu[-1]
+        return pick_from(menu, self._strategy.mixture(info_state, menu), u)
 
 
 _STRATEGIES: dict[int, Dirichlet] = {}

@@ -73,7 +73,7 @@ def _below(rng: np.ndarray, n: int) -> int:  # pragma: no cover - compiled
     s = rng[0] * _MUL + _INC
     rng[0] = s
     # As int64: a uint64 meeting an int64 would be unified to a float by numba.
-    return np.int64(((s >> uint64(32)) * uint64(n)) >> uint64(32))
+    return int(np.int64(((s >> uint64(32)) * uint64(n)) >> uint64(32)))
 
 
 _MT_N, _MT_M = 624, 397

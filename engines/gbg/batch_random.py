@@ -476,7 +476,7 @@ def l0_rollouts(
             return None
         actions.append(legal.index(action))
     returns = np.zeros(len(jobs), np.int64)
-    status, _ = k.play_l0(
+    status, _ = k.play_l0(  # type: ignore[call-arg]  # numba's stub counts too few
         t.cards,
         t.phases,
         t.sizes,
