@@ -696,344 +696,6 @@ def _reduced(p, P, SZ, menu, m, max_amounts, W):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _run(  # type: ignore[no-untyped-def]  # pragma: no cover
-    CT,
-    P,
-    SZ,
-    SIM,
-    SIMX,
-    ET,
-    EP,
-    PR,
-    MET,
-    RULES,
-    n_suits,
-    S,
-    deck,
-    hands,
-    board,
-    M,
-    positions,
-    choices,
-    side,
-    menu,
-    key0,
-    key1,
-    W,
-    B,
-    rng,
-    C,
-    rank,
-    aux,
-    moves_mode,
-    uniforms,
-    twister,
-    mt,
-    mt_at,
-    U,
-    max_amounts,
-    first_action,
-    fired,
-    seen,
-    evaluated,
-    held,
-):
-    """Play the deal in ``S`` and the arrays to its end (status OK) or to a point the
-    interpreter would refuse (another status).  Chance comes from ``rng`` or the card order
-    (``C``, ``rank``, ``aux``); moves from ``uniforms`` (or the twister) over the full menu
-    (``MOVES_UNIFORM``), or over A(I) with forced moves drawing nothing and the stream read
-    cyclically (``MOVES_L0``); ``first_action`` >= 0 plays that menu entry at the first decision.
-    ``U`` counts the uniforms read and the decisions taken."""
-    while True:
-        mode = S[S_MODE]
-        p = S[S_PHASE]
-        if mode == MODE_DONE:
-            return OK
-        if mode == MODE_FINISH:
-            target = P[p, K_STRAIGHT]
-            if target == -2:
-                taken = -1
-                for k in range(P[p, K_NEDGES]):
-                    q = EP[p, k]
-                    holds = q < 0 or _predicate(q, PR, S, hands, M, positions, choices, CT)
-                    if q >= 0:
-                        evaluated[p, k] += 1
-                        if holds:
-                            held[p, k] += 1
-                    if holds:
-                        taken = k
-                        break
-                if taken < 0:
-                    return NO_EDGE
-                target = ET[p, taken]
-            if target < 0:
-                # The showdown.
-                l0 = _showdown_key(0, S, hands, board, M, CT, MET, RULES, n_suits, key0, W, B)
-                l1 = _showdown_key(1, S, hands, board, M, CT, MET, RULES, n_suits, key1, W, B)
-                if l0 < 0 or l1 < 0:
-                    return EMPTY_HAND
-                c = _compare(key0, l0, key1, l1)
-                _settle(
-                    0 if c > 0 else 1 if c < 0 else -1,
-                    S,
-                    hands,
-                    M,
-                    P,
-                    PR,
-                    positions,
-                    choices,
-                    CT,
-                    side,
-                )
-            else:
-                S[S_PHASE] = target
-                fired[target] += 1
-                seen[target] = True
-                S[S_MODE] = MODE_ENTER
-            continue
-        kind = P[p, K_KIND]
-        if mode == MODE_ENTER:
-            S[S_MODE] = MODE_FINISH  # unless the phase sets a decision
-            if kind == DEAL:
-                for _ in range(P[p, K_COUNT]):
-                    _deal_card(S, deck, hands, board, rng, C, rank, 0)
-                    _deal_card(S, deck, hands, board, rng, C, rank, 1)
-            elif kind == REVEAL:
-                for _ in range(P[p, K_COUNT]):
-                    _deal_card(S, deck, hands, board, rng, C, rank, 2)
-            elif kind == BETTING:
-                M[2, 0] = 0
-                M[2, 1] = 0
-                S[S_ACTED0] = 0
-                S[S_ACTED1] = 0
-                S[S_NBETS] = 0
-                if P[p, K_FORCED0] != 0 or P[p, K_FORCED1] != 0:
-                    _pay(M, 0, P[p, K_FORCED0])
-                    _pay(M, 1, P[p, K_FORCED1])
-                    S[S_NBETS] = 1 if M[2, 0] != M[2, 1] else 0
-                rule = P[p, K_FIRST_RULE]
-                first = P[p, K_FIRST_SEAT]
-                if rule == 1:
-                    holder = positions[P[p, K_POS]]
-                    first = P[p, K_FALLBACK] if holder < 0 else holder
-                elif rule >= 2:
-                    if M[0, 0] == M[0, 1]:
-                        first = P[p, K_FALLBACK]
-                    else:
-                        leader = 0 if M[0, 0] > M[0, 1] else 1
-                        first = leader if rule == 2 else 1 - leader
-                if not (M[2, 0] == M[2, 1] and (M[0, 0] == 0 or M[0, 1] == 0)):
-                    _betting_decide(p, first, S, M, P, SZ, menu, W)
-            elif kind == SIMULTANEOUS or kind == AUCTION:  # noqa: SIM109 (numba: plain loops and comparisons)
-                S[S_SEL0] = -1
-                S[S_SEL1] = -1
-                _options(p, 0, S, M, P, SZ, menu)
-            elif kind == PEEK:
-                _queue(S, P[p, K_WHO], positions, P[p, K_POS])
-                S[S_MODE] = MODE_NEXT
-            elif kind == DRAW:
-                if P[p, K_OPTIONAL] == 0:
-                    who = P[p, K_WHO]
-                    for seat in range(2):
-                        if who == 2 or who == seat:
-                            for _ in range(P[p, K_COUNT]):
-                                _deal_card(S, deck, hands, board, rng, C, rank, seat)
-                else:
-                    _queue(S, P[p, K_WHO], positions, 0)
-                    S[S_MODE] = MODE_NEXT
-            elif kind == SWAP:
-                _queue(S, P[p, K_WHO], positions, 0)
-                S[S_MODE] = MODE_NEXT
-            elif kind == POSITION:
-                l0 = _measure(P[p, K_CRITERION], 0, S, hands, M, CT, key0)
-                l1 = _measure(P[p, K_CRITERION], 1, S, hands, M, CT, key1)
-                c = _compare(key0, l0, key1, l1)
-                holder = 0 if c > 0 else 1 if c < 0 else -1
-                positions[P[p, K_POS]] = holder
-                if holder >= 0 and P[p, K_PERK] == 1:
-                    M[3, holder] += P[p, K_PERK_POINTS]
-                elif holder >= 0 and P[p, K_PERK] == 0:
-                    _peek_opponent(holder, S, hands, rng, C, aux)
-            elif kind == SIDE_BET:
-                S[S_QN] = 2
-                S[S_Q0] = 0
-                S[S_Q1] = 1
-                S[S_MODE] = MODE_NEXT
-            continue
-        if mode == MODE_NEXT:
-            S[S_MODE] = MODE_FINISH  # when the queue is done
-            if kind == PEEK:
-                while S[S_QN] > 0:
-                    seat = _pop(S)
-                    if P[p, K_OPTIONAL] != 0:
-                        if M[0, seat] >= P[p, K_COST]:
-                            _two(S, seat, 0, 1, menu)  # peek, pass
-                        else:
-                            _two(S, seat, 1, -1, menu)  # pass
-                        break
-                    _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux)
-            elif kind == DRAW:
-                if S[S_QN] > 0:
-                    _two(S, _pop(S), 0, 1, menu)  # draw, stand
-            elif kind == SWAP:
-                while S[S_QN] > 0:
-                    seat = _pop(S)
-                    if P[p, K_SOURCE] == 1 and S[S_BOARDN] == 0:
-                        continue
-                    _swap_menu(seat, S, hands, CT, menu)
-                    break
-            elif kind == SIDE_BET:
-                while S[S_QN] > 0:
-                    seat = _pop(S)
-                    if min(M[0, 0], M[0, 1]) >= P[p, K_COST]:
-                        _two(S, seat, 0, 1, menu)  # side_bet, pass
-                        break
-            continue
-        # MODE_DECIDE: the player to move picks.
-        m = S[S_MENUN]
-        if m == 0:
-            return EMPTY_MENU
-        if first_action >= 0:  # the action the caller plays first
-            i = first_action
-            first_action = -1
-        elif moves_mode == MOVES_UNIFORM:
-            if twister:
-                u = _mt_random(mt, mt_at)
-            elif U[0] < uniforms.shape[0]:
-                u = uniforms[U[0]]
-            else:
-                return OUT_OF_UNIFORMS
-            U[0] += 1
-            i = int(u * m)
-        elif m == 1:
-            i = 0  # forced: draws nothing
-        else:
-            k = _reduced(p, P, SZ, menu, m, max_amounts, W)
-            u = uniforms[U[0] % uniforms.shape[0]]
-            U[0] += 1
-            i = W[10, int(u * k)]
-        U[1] += 1
-        seat = S[S_PLAYER]
-        code, amount = menu[i, 0], menu[i, 1]
-        if kind == BETTING:
-            if code == FOLD:
-                S[S_FOLDED] = 1
-                _settle(1 - seat, S, hands, M, P, PR, positions, choices, CT, side)
-                continue
-            opp = 1 - seat
-            S[S_ACTED0 + seat] = 1
-            if code == BET:
-                pay = M[2, opp] - M[2, seat] + amount
-                M[0, seat] -= pay
-                M[1, seat] += pay
-                M[2, seat] += pay
-                S[S_NBETS] += 1
-                S[S_ACTED0 + opp] = 0
-                _betting_decide(p, opp, S, M, P, SZ, menu, W)
-                continue
-            if code == CALL:
-                pay = M[2, opp] - M[2, seat]
-                M[0, seat] -= pay
-                M[1, seat] += pay
-                M[2, seat] += pay
-            if S[S_ACTED0 + opp] != 0:
-                S[S_MODE] = MODE_FINISH
-            else:
-                _betting_decide(p, opp, S, M, P, SZ, menu, W)
-        elif kind == SIMULTANEOUS or kind == AUCTION:  # noqa: SIM109 (numba: plain loops and comparisons)
-            choices[p, seat] = code
-            if seat == 0:
-                S[S_SEL0] = code
-                _options(p, 1, S, M, P, SZ, menu)
-                continue
-            a, b = S[S_SEL0], code
-            S[S_MODE] = MODE_FINISH
-            if kind == SIMULTANEOUS:
-                _pay(M, 0, SIM[p, a, 0])
-                M[3, 0] += SIM[p, a, 1]
-                _pay(M, 1, SIM[p, b, 0])
-                M[3, 1] += SIM[p, b, 1]
-                transfer = SIMX[p, a, b]
-                if transfer != 0:
-                    payer = 1 if transfer > 0 else 0
-                    moved = min(abs(transfer), M[0, payer])
-                    M[0, payer] -= moved
-                    M[0, 1 - payer] += moved
-            else:
-                bid0, bid1 = SZ[p, a], SZ[p, b]
-                if bid0 != bid1:  # noqa: SIM108 (numba: plain loops and comparisons)
-                    winner = 0 if bid0 > bid1 else 1
-                else:
-                    winner = P[p, K_TIE]
-                if winner >= 0:
-                    mine = bid0 if winner == 0 else bid1
-                    theirs = bid1 if winner == 0 else bid0
-                    _pay(M, winner, mine if P[p, K_PRICING] == 0 else theirs)
-                    item = P[p, K_ITEM]
-                    if item == 0:
-                        _deal_card(S, deck, hands, board, rng, C, rank, winner)
-                    elif item == 1:
-                        _peek_opponent(winner, S, hands, rng, C, aux)
-                    else:
-                        positions[P[p, K_POS]] = winner
-        elif kind == PEEK:
-            choices[p, seat] = code
-            S[S_MODE] = MODE_NEXT
-            if code == 0:  # peek
-                _pay(M, seat, P[p, K_COST])
-                _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux)
-        elif kind == DRAW:
-            choices[p, seat] = code
-            S[S_MODE] = MODE_NEXT
-            if code == 0:  # draw
-                for _ in range(P[p, K_COUNT]):
-                    _deal_card(S, deck, hands, board, rng, C, rank, seat)
-        elif kind == SWAP:
-            S[S_MODE] = MODE_NEXT
-            choices[p, seat] = 0 if code < 0 else 1  # keep, swap
-            if code >= 0:
-                hn = S[S_HN0 + seat]
-                at = 0
-                while CT[3, hands[seat, at]] != code:
-                    at += 1
-                card = hands[seat, at]
-                for j in range(at, hn - 1):
-                    hands[seat, j] = hands[seat, j + 1]
-                S[S_HN0 + seat] = hn - 1
-                source = P[p, K_SOURCE]
-                if source == 0:  # deck
-                    _deal_card(S, deck, hands, board, rng, C, rank, seat)
-                elif source == 2:  # opponent: give ours, take one of theirs at random
-                    other = 1 - seat
-                    on = S[S_HN0 + other]
-                    if on == 0:
-                        return EMPTY_HAND
-                    k = _pick(rng, C, aux, on)
-                    taken = hands[other, k]
-                    for j in range(k, on - 1):
-                        hands[other, j] = hands[other, j + 1]
-                    hands[other, on - 1] = card
-                    hands[seat, hn - 1] = taken
-                    S[S_HN0 + seat] = hn
-                else:  # board: take the last board card, leave ours in its place
-                    last = S[S_BOARDN] - 1
-                    taken = board[last]
-                    board[last] = card
-                    hands[seat, hn - 1] = taken
-                    S[S_HN0 + seat] = hn
-        elif kind == SIDE_BET:
-            choices[p, seat] = code
-            S[S_MODE] = MODE_NEXT
-            if code == 0:
-                stake = P[p, K_COST]
-                M[0, 0] -= stake
-                M[0, 1] -= stake
-                side[S[S_NSIDE], 0] = seat
-                side[S[S_NSIDE], 1] = p
-                S[S_NSIDE] += 1
-
-
-@njit(cache=True)
 def _swap_menu(seat, S, hands, CT, menu):  # type: ignore[no-untyped-def]  # pragma: no cover
     """keep, then one entry per distinct label in the seat's hand, labels sorted."""
     menu[0, 0] = -1
@@ -1074,7 +736,7 @@ def _redecide(S, hands, M, P, SZ, CT, menu, W):  # type: ignore[no-untyped-def] 
 
 
 @njit(cache=True)
-def play_l0(  # type: ignore[no-untyped-def]  # pragma: no cover
+def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
     CT,
     P,
     SZ,
@@ -1086,7 +748,14 @@ def play_l0(  # type: ignore[no-untyped-def]  # pragma: no cover
     MET,
     RULES,
     n_suits,
+    n_positions,
     stack,
+    ante,
+    rollout,
+    seeds,
+    uniforms,
+    mt,
+    mt_at,
     S0,
     deck0,
     hands0,
@@ -1102,13 +771,21 @@ def play_l0(  # type: ignore[no-untyped-def]  # pragma: no cover
     moves,
     max_amounts,
     returns,
+    decisions,
+    folded,
+    fired,
+    reached,
+    evaluated,
+    held,
 ):
-    """Finish many deals from loaded positions: job ``j`` starts from position
-    ``job_start[j]`` (a decision, its arrays as ``engines.gbg.batch_random.load`` wrote
-    them), plays entry ``job_action[j]`` of its menu, then both seats play L0 over A(I) with
-    its start's ``moves`` read cyclically, chance from its start's card order ``ranks`` and
-    stream ``auxs`` (``engines.axes.play.play_out``'s deal).  Fills Alice's returns per job;
-    returns (status, jobs done)."""
+    """The loop of both entry points, one deal per job (one call, so that no deal pays for
+    a call).  Random play (``rollout`` false): deal ``d`` starts afresh from ``seeds[d]``,
+    chance from the engine's generator, moves uniform over the full menu from ``uniforms``
+    read in order across deals (or, when it is empty, the twister ``mt``/``mt_at``).
+    Rollouts: job ``d`` loads position ``job_start[d]`` (a decision), plays entry
+    ``job_action[d]`` of its menu, then both seats play L0 over A(I) (forced decisions draw
+    nothing) with that position's ``moves`` read cyclically and chance from its card order
+    ``ranks`` and stream ``auxs``.  Returns (status, jobs done, uniforms used)."""
     n_cards = CT.shape[1]
     n_phases = P.shape[0]
     S = np.zeros(SCALARS, np.int64)
@@ -1116,85 +793,363 @@ def play_l0(  # type: ignore[no-untyped-def]  # pragma: no cover
     hands = np.zeros((2, n_cards), np.int64)
     board = np.zeros(n_cards, np.int64)
     M = np.zeros((4, 2), np.int64)
-    positions = np.zeros(positions0.shape[1], np.int64)
-    choices = np.zeros((n_phases, 2), np.int64)
-    side = np.zeros(side0.shape[1:], np.int64)
+    positions = np.full(n_positions + 1, -1, np.int64)  # the last slot: held by nobody
+    choices = np.full((n_phases, 2), -1, np.int64)
+    side = np.zeros((2 * n_phases + 2, 2), np.int64)
     menu = np.zeros((n_cards + SZ.shape[1] + SIM.shape[1] + 3, 2), np.int64)
     key0 = np.zeros(n_cards + 8, np.int64)
     key1 = np.zeros(n_cards + 8, np.int64)
     W = np.zeros((11, n_cards + SZ.shape[1] + SIM.shape[1] + 110), np.int64)  # scratch
     B = np.zeros((1, 102), np.bool_)
+    seen = np.zeros(n_phases, np.bool_)
     rng = np.zeros(1, np.uint64)
     C = np.zeros(2, np.int64)
     U = np.zeros(2, np.int64)
-    mt = np.zeros(1, np.uint64)
-    mt_at = np.zeros(1, np.int64)
-    fired = np.zeros(n_phases, np.int64)
-    seen = np.zeros(n_phases, np.bool_)
-    evaluated = np.zeros(ET.shape, np.int64)
-    held = np.zeros(ET.shape, np.int64)
-    for j in range(job_start.shape[0]):
-        s = job_start[j]
-        S[:] = S0[s]
-        deck[:] = deck0[s]
-        hands[:] = hands0[s]
-        board[:] = board0[s]
-        M[:] = M0[s]
-        positions[:] = positions0[s]
-        choices[:] = choices0[s]
-        side[:] = side0[s]
-        _redecide(S, hands, M, P, SZ, CT, menu, W)
-        if job_action[j] >= S[S_MENUN]:
-            return EMPTY_MENU, j
-        C[0] = CHANCE_ORDER
-        C[1] = 0
-        U[:] = 0
-        status = _run(
-            CT,
-            P,
-            SZ,
-            SIM,
-            SIMX,
-            ET,
-            EP,
-            PR,
-            MET,
-            RULES,
-            n_suits,
-            S,
-            deck,
-            hands,
-            board,
-            M,
-            positions,
-            choices,
-            side,
-            menu,
-            key0,
-            key1,
-            W,
-            B,
-            rng,
-            C,
-            ranks[s],
-            auxs[s],
-            MOVES_L0,
-            moves[s],
-            False,
-            mt,
-            mt_at,
-            U,
-            max_amounts,
-            job_action[j],
-            fired,
-            seen,
-            evaluated,
-            held,
-        )
-        if status != OK:
-            return status, j
-        returns[j] = M[0, 0] - stack
-    return OK, job_start.shape[0]
+    twister = not rollout and uniforms.shape[0] == 0
+    moves_mode = MOVES_L0 if rollout else MOVES_UNIFORM
+    n_jobs = job_start.shape[0] if rollout else seeds.shape[0]
+    rank = ranks[0]
+    aux = auxs[0]
+    stream = uniforms
+    for d in range(n_jobs):
+        U[1] = 0
+        if rollout:
+            start = job_start[d]
+            S[:] = S0[start]
+            deck[:] = deck0[start]
+            hands[:] = hands0[start]
+            board[:] = board0[start]
+            M[:] = M0[start]
+            positions[:] = positions0[start]
+            choices[:] = choices0[start]
+            side[:] = side0[start]
+            _redecide(S, hands, M, P, SZ, CT, menu, W)
+            if job_action[d] >= S[S_MENUN]:
+                return EMPTY_MENU, d, U[0]
+            first_action = job_action[d]
+            C[0] = CHANCE_ORDER
+            C[1] = 0
+            U[0] = 0
+            rank = ranks[start]
+            aux = auxs[start]
+            stream = moves[start]
+        else:
+            first_action = -1
+            rng[0] = _seed(seeds[d])
+            S[:] = 0
+            S[S_TOP] = -1
+            S[S_WINNER] = -1
+            S[S_DECKN] = n_cards
+            for c in range(n_cards):
+                deck[c] = c
+            M[:] = 0
+            M[0, 0] = stack - ante
+            M[0, 1] = stack - ante
+            M[1, 0] = ante
+            M[1, 1] = ante
+            positions[:] = -1
+            choices[:] = -1
+            seen[:] = False
+            S[S_PHASE] = 0
+            fired[0] += 1
+            seen[0] = True
+            S[S_MODE] = MODE_ENTER
+        while True:
+            mode = S[S_MODE]
+            p = S[S_PHASE]
+            if mode == MODE_DONE:
+                break
+            if mode == MODE_FINISH:
+                target = P[p, K_STRAIGHT]
+                if target == -2:
+                    taken = -1
+                    for k in range(P[p, K_NEDGES]):
+                        q = EP[p, k]
+                        holds = q < 0 or _predicate(q, PR, S, hands, M, positions, choices, CT)
+                        if q >= 0:
+                            evaluated[p, k] += 1
+                            if holds:
+                                held[p, k] += 1
+                        if holds:
+                            taken = k
+                            break
+                    if taken < 0:
+                        return NO_EDGE, d, U[0]
+                    target = ET[p, taken]
+                if target < 0:
+                    # The showdown.
+                    l0 = _showdown_key(0, S, hands, board, M, CT, MET, RULES, n_suits, key0, W, B)
+                    l1 = _showdown_key(1, S, hands, board, M, CT, MET, RULES, n_suits, key1, W, B)
+                    if l0 < 0 or l1 < 0:
+                        return EMPTY_HAND, d, U[0]
+                    c = _compare(key0, l0, key1, l1)
+                    _settle(
+                        0 if c > 0 else 1 if c < 0 else -1,
+                        S,
+                        hands,
+                        M,
+                        P,
+                        PR,
+                        positions,
+                        choices,
+                        CT,
+                        side,
+                    )
+                else:
+                    S[S_PHASE] = target
+                    fired[target] += 1
+                    seen[target] = True
+                    S[S_MODE] = MODE_ENTER
+                continue
+            kind = P[p, K_KIND]
+            if mode == MODE_ENTER:
+                S[S_MODE] = MODE_FINISH  # unless the phase sets a decision
+                if kind == DEAL:
+                    for _ in range(P[p, K_COUNT]):
+                        _deal_card(S, deck, hands, board, rng, C, rank, 0)
+                        _deal_card(S, deck, hands, board, rng, C, rank, 1)
+                elif kind == REVEAL:
+                    for _ in range(P[p, K_COUNT]):
+                        _deal_card(S, deck, hands, board, rng, C, rank, 2)
+                elif kind == BETTING:
+                    M[2, 0] = 0
+                    M[2, 1] = 0
+                    S[S_ACTED0] = 0
+                    S[S_ACTED1] = 0
+                    S[S_NBETS] = 0
+                    if P[p, K_FORCED0] != 0 or P[p, K_FORCED1] != 0:
+                        _pay(M, 0, P[p, K_FORCED0])
+                        _pay(M, 1, P[p, K_FORCED1])
+                        S[S_NBETS] = 1 if M[2, 0] != M[2, 1] else 0
+                    rule = P[p, K_FIRST_RULE]
+                    first = P[p, K_FIRST_SEAT]
+                    if rule == 1:
+                        holder = positions[P[p, K_POS]]
+                        first = P[p, K_FALLBACK] if holder < 0 else holder
+                    elif rule >= 2:
+                        if M[0, 0] == M[0, 1]:
+                            first = P[p, K_FALLBACK]
+                        else:
+                            leader = 0 if M[0, 0] > M[0, 1] else 1
+                            first = leader if rule == 2 else 1 - leader
+                    if not (M[2, 0] == M[2, 1] and (M[0, 0] == 0 or M[0, 1] == 0)):
+                        _betting_decide(p, first, S, M, P, SZ, menu, W)
+                elif kind == SIMULTANEOUS or kind == AUCTION:  # noqa: SIM109 (numba: plain loops and comparisons)
+                    S[S_SEL0] = -1
+                    S[S_SEL1] = -1
+                    _options(p, 0, S, M, P, SZ, menu)
+                elif kind == PEEK:
+                    _queue(S, P[p, K_WHO], positions, P[p, K_POS])
+                    S[S_MODE] = MODE_NEXT
+                elif kind == DRAW:
+                    if P[p, K_OPTIONAL] == 0:
+                        who = P[p, K_WHO]
+                        for seat in range(2):
+                            if who == 2 or who == seat:
+                                for _ in range(P[p, K_COUNT]):
+                                    _deal_card(S, deck, hands, board, rng, C, rank, seat)
+                    else:
+                        _queue(S, P[p, K_WHO], positions, 0)
+                        S[S_MODE] = MODE_NEXT
+                elif kind == SWAP:
+                    _queue(S, P[p, K_WHO], positions, 0)
+                    S[S_MODE] = MODE_NEXT
+                elif kind == POSITION:
+                    l0 = _measure(P[p, K_CRITERION], 0, S, hands, M, CT, key0)
+                    l1 = _measure(P[p, K_CRITERION], 1, S, hands, M, CT, key1)
+                    c = _compare(key0, l0, key1, l1)
+                    holder = 0 if c > 0 else 1 if c < 0 else -1
+                    positions[P[p, K_POS]] = holder
+                    if holder >= 0 and P[p, K_PERK] == 1:
+                        M[3, holder] += P[p, K_PERK_POINTS]
+                    elif holder >= 0 and P[p, K_PERK] == 0:
+                        _peek_opponent(holder, S, hands, rng, C, aux)
+                elif kind == SIDE_BET:
+                    S[S_QN] = 2
+                    S[S_Q0] = 0
+                    S[S_Q1] = 1
+                    S[S_MODE] = MODE_NEXT
+                continue
+            if mode == MODE_NEXT:
+                S[S_MODE] = MODE_FINISH  # when the queue is done
+                if kind == PEEK:
+                    while S[S_QN] > 0:
+                        seat = _pop(S)
+                        if P[p, K_OPTIONAL] != 0:
+                            if M[0, seat] >= P[p, K_COST]:
+                                _two(S, seat, 0, 1, menu)  # peek, pass
+                            else:
+                                _two(S, seat, 1, -1, menu)  # pass
+                            break
+                        _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux)
+                elif kind == DRAW:
+                    if S[S_QN] > 0:
+                        _two(S, _pop(S), 0, 1, menu)  # draw, stand
+                elif kind == SWAP:
+                    while S[S_QN] > 0:
+                        seat = _pop(S)
+                        if P[p, K_SOURCE] == 1 and S[S_BOARDN] == 0:
+                            continue
+                        _swap_menu(seat, S, hands, CT, menu)
+                        break
+                elif kind == SIDE_BET:
+                    while S[S_QN] > 0:
+                        seat = _pop(S)
+                        if min(M[0, 0], M[0, 1]) >= P[p, K_COST]:
+                            _two(S, seat, 0, 1, menu)  # side_bet, pass
+                            break
+                continue
+            # MODE_DECIDE: the player to move picks.
+            m = S[S_MENUN]
+            if m == 0:
+                return EMPTY_MENU, d, U[0]
+            if first_action >= 0:  # the action the caller plays first
+                i = first_action
+                first_action = -1
+            elif moves_mode == MOVES_UNIFORM:
+                if twister:
+                    u = _mt_random(mt, mt_at)
+                elif U[0] < stream.shape[0]:
+                    u = stream[U[0]]
+                else:
+                    return OUT_OF_UNIFORMS, d, U[0]
+                U[0] += 1
+                i = int(u * m)
+            elif m == 1:
+                i = 0  # forced: draws nothing
+            else:
+                k = _reduced(p, P, SZ, menu, m, max_amounts, W)
+                u = stream[U[0] % stream.shape[0]]
+                U[0] += 1
+                i = W[10, int(u * k)]
+            U[1] += 1
+            seat = S[S_PLAYER]
+            code, amount = menu[i, 0], menu[i, 1]
+            if kind == BETTING:
+                if code == FOLD:
+                    S[S_FOLDED] = 1
+                    _settle(1 - seat, S, hands, M, P, PR, positions, choices, CT, side)
+                    continue
+                opp = 1 - seat
+                S[S_ACTED0 + seat] = 1
+                if code == BET:
+                    pay = M[2, opp] - M[2, seat] + amount
+                    M[0, seat] -= pay
+                    M[1, seat] += pay
+                    M[2, seat] += pay
+                    S[S_NBETS] += 1
+                    S[S_ACTED0 + opp] = 0
+                    _betting_decide(p, opp, S, M, P, SZ, menu, W)
+                    continue
+                if code == CALL:
+                    pay = M[2, opp] - M[2, seat]
+                    M[0, seat] -= pay
+                    M[1, seat] += pay
+                    M[2, seat] += pay
+                if S[S_ACTED0 + opp] != 0:
+                    S[S_MODE] = MODE_FINISH
+                else:
+                    _betting_decide(p, opp, S, M, P, SZ, menu, W)
+            elif kind == SIMULTANEOUS or kind == AUCTION:  # noqa: SIM109 (numba: plain loops and comparisons)
+                choices[p, seat] = code
+                if seat == 0:
+                    S[S_SEL0] = code
+                    _options(p, 1, S, M, P, SZ, menu)
+                    continue
+                a, b = S[S_SEL0], code
+                S[S_MODE] = MODE_FINISH
+                if kind == SIMULTANEOUS:
+                    _pay(M, 0, SIM[p, a, 0])
+                    M[3, 0] += SIM[p, a, 1]
+                    _pay(M, 1, SIM[p, b, 0])
+                    M[3, 1] += SIM[p, b, 1]
+                    transfer = SIMX[p, a, b]
+                    if transfer != 0:
+                        payer = 1 if transfer > 0 else 0
+                        moved = min(abs(transfer), M[0, payer])
+                        M[0, payer] -= moved
+                        M[0, 1 - payer] += moved
+                else:
+                    bid0, bid1 = SZ[p, a], SZ[p, b]
+                    if bid0 != bid1:  # noqa: SIM108 (numba: plain loops and comparisons)
+                        winner = 0 if bid0 > bid1 else 1
+                    else:
+                        winner = P[p, K_TIE]
+                    if winner >= 0:
+                        mine = bid0 if winner == 0 else bid1
+                        theirs = bid1 if winner == 0 else bid0
+                        _pay(M, winner, mine if P[p, K_PRICING] == 0 else theirs)
+                        item = P[p, K_ITEM]
+                        if item == 0:
+                            _deal_card(S, deck, hands, board, rng, C, rank, winner)
+                        elif item == 1:
+                            _peek_opponent(winner, S, hands, rng, C, aux)
+                        else:
+                            positions[P[p, K_POS]] = winner
+            elif kind == PEEK:
+                choices[p, seat] = code
+                S[S_MODE] = MODE_NEXT
+                if code == 0:  # peek
+                    _pay(M, seat, P[p, K_COST])
+                    _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux)
+            elif kind == DRAW:
+                choices[p, seat] = code
+                S[S_MODE] = MODE_NEXT
+                if code == 0:  # draw
+                    for _ in range(P[p, K_COUNT]):
+                        _deal_card(S, deck, hands, board, rng, C, rank, seat)
+            elif kind == SWAP:
+                S[S_MODE] = MODE_NEXT
+                choices[p, seat] = 0 if code < 0 else 1  # keep, swap
+                if code >= 0:
+                    hn = S[S_HN0 + seat]
+                    at = 0
+                    while CT[3, hands[seat, at]] != code:
+                        at += 1
+                    card = hands[seat, at]
+                    for j in range(at, hn - 1):
+                        hands[seat, j] = hands[seat, j + 1]
+                    S[S_HN0 + seat] = hn - 1
+                    source = P[p, K_SOURCE]
+                    if source == 0:  # deck
+                        _deal_card(S, deck, hands, board, rng, C, rank, seat)
+                    elif source == 2:  # opponent: give ours, take one of theirs at random
+                        other = 1 - seat
+                        on = S[S_HN0 + other]
+                        if on == 0:
+                            return EMPTY_HAND, d, U[0]
+                        k = _pick(rng, C, aux, on)
+                        taken = hands[other, k]
+                        for j in range(k, on - 1):
+                            hands[other, j] = hands[other, j + 1]
+                        hands[other, on - 1] = card
+                        hands[seat, hn - 1] = taken
+                        S[S_HN0 + seat] = hn
+                    else:  # board: take the last board card, leave ours in its place
+                        last = S[S_BOARDN] - 1
+                        taken = board[last]
+                        board[last] = card
+                        hands[seat, hn - 1] = taken
+                        S[S_HN0 + seat] = hn
+            elif kind == SIDE_BET:
+                choices[p, seat] = code
+                S[S_MODE] = MODE_NEXT
+                if code == 0:
+                    stake = P[p, K_COST]
+                    M[0, 0] -= stake
+                    M[0, 1] -= stake
+                    side[S[S_NSIDE], 0] = seat
+                    side[S[S_NSIDE], 1] = p
+                    S[S_NSIDE] += 1
+
+        returns[d] = M[0, 0] - stack
+        if not rollout:
+            decisions[d] = U[1]
+            folded[d] = S[S_FOLDED] != 0
+            for k in range(n_phases):
+                if seen[k]:
+                    reached[k] += 1
+    return OK, n_jobs, U[0]
 
 
 @njit(cache=True)
@@ -1230,97 +1185,128 @@ def play_uniform(  # type: ignore[no-untyped-def]  # pragma: no cover
     state ``mt``/``mt_at`` (advanced in place, as ``random.random()`` would advance it).
     Fills the per-deal outputs and adds to the phase and branch counters; returns (status,
     deals played, uniforms used)."""
-    n_cards = CT.shape[1]
+    none = np.zeros((1, 1), np.int64)
+    return _play(
+        CT,
+        P,
+        SZ,
+        SIM,
+        SIMX,
+        ET,
+        EP,
+        PR,
+        MET,
+        RULES,
+        n_suits,
+        n_positions,
+        stack,
+        ante,
+        False,
+        seeds,
+        uniforms,
+        mt,
+        mt_at,
+        np.zeros((1, SCALARS), np.int64),
+        none,
+        np.zeros((1, 2, 1), np.int64),
+        none,
+        np.zeros((1, 4, 2), np.int64),
+        none,
+        np.zeros((1, 1, 2), np.int64),
+        np.zeros((1, 1, 2), np.int64),
+        np.zeros(0, np.int64),
+        np.zeros(0, np.int64),
+        np.zeros((1, 1), np.int64),
+        np.zeros((1, 1), np.float64),
+        np.zeros((1, 1), np.float64),
+        0,
+        returns,
+        decisions,
+        folded,
+        fired,
+        reached,
+        evaluated,
+        held,
+    )
+
+
+@njit(cache=True)
+def play_l0(  # type: ignore[no-untyped-def]  # pragma: no cover
+    CT,
+    P,
+    SZ,
+    SIM,
+    SIMX,
+    ET,
+    EP,
+    PR,
+    MET,
+    RULES,
+    n_suits,
+    stack,
+    S0,
+    deck0,
+    hands0,
+    board0,
+    M0,
+    positions0,
+    choices0,
+    side0,
+    job_start,
+    job_action,
+    ranks,
+    auxs,
+    moves,
+    max_amounts,
+    returns,
+):
+    """Finish many deals from loaded positions: job ``j`` starts from position
+    ``job_start[j]`` (a decision, its arrays as ``engines.gbg.batch_random.load`` wrote
+    them), plays entry ``job_action[j]`` of its menu, then both seats play L0 over A(I) with
+    its start's ``moves`` read cyclically, chance from its start's card order ``ranks`` and
+    stream ``auxs`` (``engines.axes.play.play_out``'s deal).  Fills Alice's returns per job;
+    returns (status, jobs done)."""
     n_phases = P.shape[0]
-    S = np.zeros(SCALARS, np.int64)
-    deck = np.zeros(n_cards, np.int64)
-    hands = np.zeros((2, n_cards), np.int64)
-    board = np.zeros(n_cards, np.int64)
-    M = np.zeros((4, 2), np.int64)
-    positions = np.full(n_positions + 1, -1, np.int64)  # the last slot: held by nobody
-    choices = np.full((n_phases, 2), -1, np.int64)
-    side = np.zeros((2 * n_phases + 2, 2), np.int64)
-    menu = np.zeros((n_cards + SZ.shape[1] + SIM.shape[1] + 3, 2), np.int64)
-    key0 = np.zeros(n_cards + 8, np.int64)
-    key1 = np.zeros(n_cards + 8, np.int64)
-    W = np.zeros((11, n_cards + SZ.shape[1] + SIM.shape[1] + 110), np.int64)  # scratch
-    B = np.zeros((1, 102), np.bool_)
-    seen = np.zeros(n_phases, np.bool_)
-    rng = np.zeros(1, np.uint64)
-    C = np.zeros(2, np.int64)  # chance from the generator
-    rank = np.zeros(1, np.int64)
-    aux = np.zeros(1, np.float64)
-    U = np.zeros(2, np.int64)
-    twister = uniforms.shape[0] == 0
-    for d in range(seeds.shape[0]):
-        rng[0] = _seed(seeds[d])
-        S[:] = 0
-        S[S_TOP] = -1
-        S[S_WINNER] = -1
-        S[S_DECKN] = n_cards
-        for c in range(n_cards):
-            deck[c] = c
-        M[:] = 0
-        M[0, 0] = stack - ante
-        M[0, 1] = stack - ante
-        M[1, 0] = ante
-        M[1, 1] = ante
-        positions[:] = -1
-        choices[:] = -1
-        seen[:] = False
-        S[S_PHASE] = 0
-        fired[0] += 1
-        seen[0] = True
-        S[S_MODE] = MODE_ENTER
-        U[1] = 0
-        status = _run(
-            CT,
-            P,
-            SZ,
-            SIM,
-            SIMX,
-            ET,
-            EP,
-            PR,
-            MET,
-            RULES,
-            n_suits,
-            S,
-            deck,
-            hands,
-            board,
-            M,
-            positions,
-            choices,
-            side,
-            menu,
-            key0,
-            key1,
-            W,
-            B,
-            rng,
-            C,
-            rank,
-            aux,
-            MOVES_UNIFORM,
-            uniforms,
-            twister,
-            mt,
-            mt_at,
-            U,
-            0,
-            -1,
-            fired,
-            seen,
-            evaluated,
-            held,
-        )
-        if status != OK:
-            return status, d, U[0]
-        returns[d] = M[0, 0] - stack
-        decisions[d] = U[1]
-        folded[d] = S[S_FOLDED] != 0
-        for k in range(n_phases):
-            if seen[k]:
-                reached[k] += 1
-    return OK, seeds.shape[0], U[0]
+    status, done, _ = _play(
+        CT,
+        P,
+        SZ,
+        SIM,
+        SIMX,
+        ET,
+        EP,
+        PR,
+        MET,
+        RULES,
+        n_suits,
+        positions0.shape[1] - 1,
+        stack,
+        0,
+        True,
+        np.zeros(0, np.uint64),
+        np.zeros(0, np.float64),
+        np.zeros(1, np.uint64),
+        np.zeros(1, np.int64),
+        S0,
+        deck0,
+        hands0,
+        board0,
+        M0,
+        positions0,
+        choices0,
+        side0,
+        job_start,
+        job_action,
+        ranks,
+        auxs,
+        moves,
+        max_amounts,
+        returns,
+        np.zeros(job_start.shape[0], np.int64),
+        np.zeros(job_start.shape[0], np.bool_),
+        np.zeros(n_phases, np.int64),
+        np.zeros(n_phases, np.int64),
+        np.zeros(ET.shape, np.int64),
+        np.zeros(ET.shape, np.int64),
+    )
+    return status, done
