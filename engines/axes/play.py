@@ -111,15 +111,17 @@ class InfoKeys:
     A replay from a common position starts from a ``copy()`` of the position's keys, so the
     shared history is named once per world rather than once per replay."""
 
-    __slots__ = ("counts", "labels", "parts")
+    __slots__ = ("counts", "labels", "owner", "parts")
 
-    def __init__(self, labels: Sequence[str]) -> None:
+    def __init__(self, labels: Sequence[str], owner: State | None = None) -> None:
         self.labels = labels
+        self.owner = owner  # the state whose events these are, when one is tracked
         self.counts = [0, 0]
         self.parts: list[list[str]] = [[], []]
 
     def copy(self) -> InfoKeys:
         other = InfoKeys.__new__(InfoKeys)
+        other.owner = None
         other.labels = self.labels
         other.counts = self.counts[:]
         other.parts = [self.parts[0][:], self.parts[1][:]]
@@ -246,6 +248,7 @@ def play_tree(
     n = len(uniforms)
     i = 0
     live: State | None = None  # the walk's own state while it is on new ground
+    keys: InfoKeys | None = None  # its information keys, named incrementally
     step = tree.step
     while True:
         seat = node.player
@@ -271,7 +274,13 @@ def play_tree(
         if mix is not None or fast is not None:
             key = memo[1]
             if key is None:
-                key = memo[1] = tree.state(node, live).information_state(seat)
+                if live is None:
+                    key = tree.state(node).information_state(seat)
+                else:  # on new ground: name only the events since the walk's last key
+                    if keys is None or keys.owner is not live:
+                        keys = InfoKeys(live.g.label_of, live)
+                    key = keys.key(live, seat)
+                memo[1] = key
             if mix is not None:  # a mixture by information state: looked up once per node
                 policy = policies[seat]
                 probs = memo[2].get(policy)
