@@ -1,17 +1,23 @@
-"""The compiled play loop: random deals of one game on flat tables, in machine code (numba).
+"""The compiled play loop: deals of one game on flat tables, in machine code (numba).
 
 This is a second implementation of the rules of ``engines.gbg.phases``, ``engines.gbg.state``
 and the showdown metrics of ``engines.gbg.compiled``, written over the flat tables of
-``engines.gbg.batch_tables`` and compiled by numba.  It plays whole deals with chance from the
-engine's own generator (``engines.gbg.rng.DealRng``: SplitMix64 seeding, the 64-bit LCG, the
-same draws in the same order) and moves from a stream of uniforms (``legal[int(u * len)]``),
-so that a deal here is the interpreter's deal for the same seed and the same uniforms; the
-tests hold it to that on every preset and on generated games over the generator's range.
+``engines.gbg.batch_random`` and compiled by numba (cached on disk after the first use).  One
+loop serves two entry points:
 
-Anything the interpreter would refuse (an empty menu, an empty hand at a showdown that reads
-it) stops the run with a status instead; the caller then plays the game on the interpreter,
-which raises what it raises.  The interpreter stays the reference: this module is a cache of
-it in another language, not a second definition of the rules.
+- ``play_uniform``: whole deals from the shuffle, chance from the engine's own generator
+  (``engines.gbg.rng.DealRng``: SplitMix64 seeding, the 64-bit LCG, the same draws in the same
+  order) and moves ``legal[int(u * len)]`` from a stream of uniforms or from CPython's
+  Mersenne Twister (ported), so that a deal here is the interpreter's deal for the same seed
+  and the same uniforms;
+- ``play_l0``: deals finished from positions loaded mid-deal, chance from a card order and a
+  stream, both seats L0 over A(I), as ``engines.axes.play.play_out`` finishes them.
+
+The tests hold both to the interpreter on every preset and on generated games over the
+generator's range.  Anything the interpreter would refuse (an empty menu, an empty hand at a
+showdown that reads it) stops the run with a status instead; the caller then plays on the
+interpreter, which raises what it raises.  The interpreter stays the reference: this module
+is a cache of it in another language, not a second definition of the rules.
 """
 
 from __future__ import annotations

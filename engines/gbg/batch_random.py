@@ -9,9 +9,14 @@ It returns each deal's returns, decisions and fold, and the phase and branch cou
 acceptance filter reads.  ``python_uniforms`` gives the uniforms a ``random.Random`` would
 give, so a caller that used one keeps its numbers.
 
+``l0_rollouts(spec, starts, futures, jobs, max_amounts)`` finishes deals from interpreter
+states paused at decisions (``load`` copies a state into the loop's arrays): one action, then
+both seats L0 over A(I) with chance from a card order and stream, as the axes' ``play_out``
+finishes them (the information axis's search rollouts).
+
 When the compiled loop cannot play a game as the interpreter would (a menu with no action,
-an empty hand read at a showdown: the interpreter raises there), ``random_play`` returns None
-and the caller plays on the interpreter, which raises what it raises.
+an empty hand read at a showdown: the interpreter raises there), both return None and the
+caller plays on the interpreter, which raises what it raises.
 """
 
 from __future__ import annotations
