@@ -3,8 +3,7 @@
 Usage::
 
     python benchmarks/batch_play.py [--pool-seeds 300] [--games leduc,0,4,5,43,130]
-                                    [--repeats 3] [--strategies 50] [--decisions 4]
-                                    [--info-deals 4] [--json]
+                                    [--repeats 3] [--strategies 50] [--decisions 4] [--json]
 
 Every site runs the same work both ways in one process, alternating, ``--repeats`` times:
 the batch path (the default: ``engines.gbg.batch_random``'s compiled loop, or
@@ -26,9 +25,6 @@ Sites:
   deals (the paper ranks 200 members; the cost is linear in them);
 - ``replays``: ``action_values`` of the first ``--decisions`` recorded decisions (4 x 9 x 10
   contexts each, world sampling included, which both paths share);
-- ``information``: the information axis's search deals (``information_differences``, both
-  seats, one opponent, ``--info-deals`` deals at the paper budget; world sampling, which both
-  paths share, included);
 - ``screening``: ``screening_axes`` at the paper screening budget.
 
 Ratios, not absolute times: the machine is shared, and alternation exposes both paths to
@@ -49,7 +45,6 @@ import numpy as np
 
 from engines.axes.budgets import axis_budget, screening_budget
 from engines.axes.decisions import decision_distribution
-from engines.axes.information import information_differences
 from engines.axes.population import (
     build_population,
     forget_strategies,
@@ -95,9 +90,7 @@ def _side_by_side(
     }
 
 
-def measure(
-    name: str, repeats: int, strategies: int, decisions: int, info_deals: int
-) -> dict[str, Any]:
+def measure(name: str, repeats: int, strategies: int, decisions: int) -> dict[str, Any]:
     spec = _game(name)
     budget = axis_budget("paper")
     seeds = strategy_seeds(1, strategies)
@@ -132,21 +125,6 @@ def measure(
         {"interpreter": lambda: tables(True), "trees": lambda: tables(False)},
         repeats,
         lambda a, b: all(np.array_equal(x, y) for x, y in zip(a, b, strict=True)),
-    )
-    info_budget = budget.model_copy(update={"info_deals": info_deals})
-
-    def information(interpreted: bool) -> list[list[float]]:
-        return [
-            information_differences(
-                spec, population, info_budget, 5, seat, 0, interpreted=interpreted
-            )
-            for seat in (0, 1)
-        ]
-
-    out["information"] = _side_by_side(
-        {"interpreter": lambda: information(True), "trees": lambda: information(False)},
-        repeats,
-        lambda a, b: bool(a == b),
     )
     screen = screening_budget("paper")
     out["screening"] = _side_by_side(
@@ -188,7 +166,7 @@ def measure_pool(seeds: int, repeats: int) -> dict[str, Any]:
     return row
 
 
-SITES = ("ranking", "replays", "information", "screening")
+SITES = ("ranking", "replays", "screening")
 
 
 def main() -> None:
@@ -198,12 +176,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--strategies", type=int, default=50)
     parser.add_argument("--decisions", type=int, default=4)
-    parser.add_argument("--info-deals", type=int, default=4)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     pool = measure_pool(args.pool_seeds, args.repeats) if args.pool_seeds else None
     rows = [
-        measure(g.strip(), args.repeats, args.strategies, args.decisions, args.info_deals)
+        measure(g.strip(), args.repeats, args.strategies, args.decisions)
         for g in args.games.split(",")
         if g.strip()
     ]

@@ -43,7 +43,6 @@ from engines.axes.play import (
 )
 from engines.axes.population import L0, Population
 from engines.axes.worlds import resample_world
-from engines.gbg.batch_random import l0_rollouts
 from engines.gbg.engine import CHANCE, State, new_deal
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
@@ -68,14 +67,8 @@ def search_choice(
     budget: AxisBudget,
     informed: bool,
     stats: SearchStats | None = None,
-    *,
-    interpreted: bool = False,
 ) -> str:
-    """The search player's action at ``state`` (steps 1 to 3 of the module docstring).
-
-    The rollouts run on the compiled loop (``engines.gbg.batch_random.l0_rollouts``), the
-    same deals as ``play_out``'s; ``interpreted=True``, or a position the loop hands back,
-    plays them on the interpreter (the reference)."""
+    """The search player's action at ``state`` (steps 1 to 3 of the module docstring)."""
     upto = len(trace)
     worlds = [
         resample_world(
@@ -94,19 +87,7 @@ def search_choice(
     uniforms = rng.random((len(worlds), stream_length(spec)))
     totals = np.zeros(len(menu))
     rollout: list[Policy] = [L0, L0]
-    returns = None
-    if not interpreted:
-        futures = [(w.chance.rank, w.chance.aux, uniforms[i]) for i, w in enumerate(worlds)]
-        jobs = [(i, w.actions[action]) for i, w in enumerate(worlds) for action in menu]
-        starts = [w.state for w in worlds]
-        returns = l0_rollouts(spec, starts, futures, jobs, budget.max_amounts)
-    if returns is not None:
-        sign = 2 if seat == 0 else -2  # zero-sum: the chip lead is twice a seat's returns
-        leads = (sign * returns).reshape(len(worlds), len(menu))
-        for w in range(len(worlds)):
-            for a in range(len(menu)):
-                totals[a] += leads[w, a]
-    for w, world in enumerate(worlds if returns is None else ()):
+    for w, world in enumerate(worlds):
         moves = uniforms[w].tolist()
         for a, action in enumerate(menu):
             replay = world.state.clone()
@@ -137,8 +118,6 @@ def search_deal(
     budget: AxisBudget,
     informed: bool,
     stats: SearchStats | None = None,
-    *,
-    interpreted: bool = False,
 ) -> int:
     """One deal of a search player in ``seat`` against ``opponent``; its chip lead."""
     state = new_deal(spec, explicit_chance=True)
@@ -159,18 +138,7 @@ def search_deal(
             if player == seat:
                 rng = np.random.default_rng(derive_seed(search_seed, searched))
                 searched += 1
-                action = search_choice(
-                    spec,
-                    trace,
-                    state,
-                    seat,
-                    menu,
-                    rng,
-                    budget,
-                    informed,
-                    stats,
-                    interpreted=interpreted,
-                )
+                action = search_choice(spec, trace, state, seat, menu, rng, budget, informed, stats)
             elif keyed is not None:
                 action = keyed(keys.key(state, player), menu, moves.next())
             else:
@@ -195,11 +163,8 @@ def information_differences(
     seat: int,
     index: int,
     stats: SearchStats | None = None,
-    *,
-    interpreted: bool = False,
 ) -> list[float]:
-    """Informed minus uninformed chip lead per deal, against opponent ``index`` of ``seat``
-    (``interpreted``: the search players' rollouts on the interpreter, the reference)."""
+    """Informed minus uninformed chip lead per deal, against opponent ``index`` of ``seat``."""
     rng = np.random.default_rng(information_opponent(seed, seat, index))
     opponent = population.opponent(float(rng.random()))
     length = stream_length(spec)
@@ -210,16 +175,7 @@ def information_differences(
         search_seed = derive_seed(seed, 0x5EA, seat, index, deal)
         leads = [
             search_deal(
-                spec,
-                seat,
-                opponent,
-                chance,
-                uniforms,
-                search_seed,
-                budget,
-                informed,
-                stats,
-                interpreted=interpreted,
+                spec, seat, opponent, chance, uniforms, search_seed, budget, informed, stats
             )
             for informed in (True, False)
         ]

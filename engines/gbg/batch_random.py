@@ -12,7 +12,8 @@ give, so a caller that used one keeps its numbers.
 ``l0_rollouts(spec, starts, futures, jobs, max_amounts)`` finishes deals from interpreter
 states paused at decisions (``load`` copies a state into the loop's arrays): one action, then
 both seats L0 over A(I) with chance from a card order and stream, as the axes' ``play_out``
-finishes them (the information axis's search rollouts).
+finishes them (the shape of the information axis's search rollouts, which measured no faster
+this way and stay on the interpreter).
 
 When the compiled loop cannot play a game as the interpreter would (a menu with no action,
 an empty hand read at a showdown: the interpreter raises there), both return None and the

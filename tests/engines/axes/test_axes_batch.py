@@ -11,7 +11,6 @@ import pytest
 from engines.axes.budgets import axis_budget, screening_budget
 from engines.axes.compute import compute_axes
 from engines.axes.decisions import decision_distribution
-from engines.axes.information import information_differences
 from engines.axes.play import (
     Stream,
     chip_lead,
@@ -147,17 +146,6 @@ def test_incremental_coarse_keys_equal_coarse_state(name: str) -> None:
                 assert keys.key(state, 1 - seat) == coarse_state(state, 1 - seat)
             menu = state.legal_actions()
             state.apply(menu[int(rng.integers(len(menu)))])
-
-
-@pytest.mark.parametrize("name", ["leduc", "example4643", "seed43", "seed130"])
-def test_information_differences_equal_the_interpreted_ones(name: str) -> None:
-    spec = GAMES[name]
-    budget = axis_budget("quick").model_copy(update={"info_deals": 4})
-    population = build_population(spec, budget, 3)
-    for seat in (0, 1):
-        fast = information_differences(spec, population, budget, 5, seat, 0)
-        slow = information_differences(spec, population, budget, 5, seat, 0, interpreted=True)
-        assert fast == slow
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
