@@ -193,8 +193,9 @@ def main() -> None:
         print(
             f"pool ({args.pool_seeds} seeds, {pool['accepted']} accepted): "
             f"{pool['ratio']:.2f}x, {pool['seconds']['trees']:.2f}s vs "
-            f"{pool['seconds']['interpreter']:.2f}s, equal={pool['equal']}; projected paper "
-            f"pool on 2 workers {pool['projected_pool_2000_seconds_2_workers']:.0f}s"
+            f"{pool['seconds']['interpreter']:.2f}s, equal={pool['equal']}; paper pool on 2 "
+            f"workers projected at {pool['projected_pool_2000_seconds_2_workers']:.0f}s (this "
+            "rate halved, without worker start-up: benchmarks/pool_screening.py --full runs it)"
         )
     if not rows:
         return
