@@ -195,6 +195,12 @@ SEED_POOL = Table(
             "rare_phase_share", "float64", "share of phases random play almost never reaches", SHARE
         ),
         col("branch_conditions", "int64", "conditional branches evaluated in random play"),
+        col(
+            "inert_phases",
+            "string",
+            "inert phases with their reasons (JSON list; only a configuration that rejects "
+            "them, such as paper, records it)",
+        ),
         *_FEATURE_COLUMNS,
         *_SIZES,
         col(

@@ -186,7 +186,7 @@ def moves_tables(pairs: pd.DataFrame) -> dict[str, pd.DataFrame]:
 def upstream() -> dict[str, Any]:
     """The release's inputs (per-game ones as ``{partition: table}``), built once."""
     pool = seed_pool_table()
-    games = accepted_games(pool).value
+    games = accepted_games(pool, RunProfile(name="demo")).value
     pairs = pairs_table(games)
     axes = axis_rows(games)
     board, _ = build_leaderboards(pairs, StatsConfig())
