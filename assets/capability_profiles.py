@@ -56,7 +56,7 @@ def profile_metadata(result: Analysis) -> dict[str, Any]:
     """Markdown tables, figures and headline numbers of the profile stage."""
     t = result.tables
     figures = result.plots()
-    digits = {"factor_residuals": 3, "jaggedness": 3}
+    digits = {"factor_residuals": 3, "jaggedness": 3, "rethink_fallback": 4}
     names = (
         "composite_weights",
         "hardest_leaderboard",
@@ -69,6 +69,9 @@ def profile_metadata(result: Analysis) -> dict[str, Any]:
         "factor_residuals",
         "jaggedness",
         "verbosity",
+        "composite_alternatives",
+        "late_block",
+        "rethink_fallback",
     )
     markdown = {n: markdown_table(t[n], digits=digits.get(n, 2)) for n in names if n in t}
     if "profile" in t:

@@ -329,6 +329,12 @@ def _axis_score_column(name: str) -> Column:
         kind, description, unit = _DIAGNOSTICS[name]
         return col(name, kind, description, unit)
     fixed = {
+        "rulebook_chars": col(
+            "rulebook_chars",
+            "int64",
+            "length of the rulebook served to the players (the verbosity regressor, App. E)",
+            "characters",
+        ),
         "game": col("game", "string", "game token (a generator seed as text, or a preset name)"),
         "name": col("name", "string", "the game's name in its spec"),
         "spec_hash": _SPEC[0],
