@@ -813,6 +813,38 @@ ANALYSIS_TABLES: tuple[Table, ...] = (
             "Spearman's rho of the axis and rulebook length over games",
         ),
     ),
+    # --- validity checks of issue 17 (composite alternatives, Table 1's dagger, fallbacks) ---
+    _analysis(
+        "composite_alternatives",
+        "Appendix E: the slopes' composite, the unweighted mean of the z-scored axes and the "
+        "multivariate-coefficient composite, each with its hardest-games and tertile spreads",
+        col("score", "string", "slopes | unweighted_mean | multivariate"),
+        col("rho_with_slopes", "float64", "Spearman's rho over games with the slopes' composite"),
+        col("hardest_spread", "float64", "leaderboard spread on its k highest games", "chips/game"),
+        col("spread_ratio", "float64", "hardest_spread over the spread on every game"),
+        col("tertile_1_spread", "float64", "spread on its lowest tertile", "chips/game"),
+        col("tertile_2_spread", "float64", "spread on its middle tertile", "chips/game"),
+        col("tertile_3_spread", "float64", "spread on its highest tertile", "chips/game"),
+    ),
+    _analysis(
+        "late_block",
+        "Table 1's dagger: each model's first tournament block, and whether it is a later one",
+        col("model", "string", "model"),
+        col("first_block", "string", "the earliest block the model played in"),
+        col("late", "bool", "joined after the corpus's first block"),
+    ),
+    _analysis(
+        "rethink_fallback",
+        "per model: moves, fallback moves (unparsable replies, Appendix A) and rethinks, "
+        "from the match table's seat columns",
+        col("model", "string", "model"),
+        col("matches", "int64", "matches played (either seat)", "matches"),
+        col("moves", "int64", "moves made", "moves"),
+        col("fallbacks", "int64", "moves played by the fallback rule", "moves"),
+        col("rethinks", "int64", "rethink requests", "requests"),
+        col("fallback_share", "float64", "fallbacks over moves", SHARE),
+        col("rethinks_per_move", "float64", "rethinks over moves"),
+    ),
     Table(
         "analysis_summary",
         "the analysis's headline figures (models, games, spreads, Kendall's tau of the refits, "
