@@ -588,6 +588,19 @@ ABLATIONS = Table(
     ),
 )
 
+VALIDITY_CHECKS = Table(
+    "validity_checks",
+    "validity checks beside the paper's figures: the whole-strategy opponent check and the "
+    "screening-vs-final composite agreement (Appendix C)",
+    "asset validity_checks",
+    (
+        col("check", "string", "the check"),
+        col("figure", "string", "what is measured"),
+        col("ours", "string", "our value, as printed"),
+        col("paper", "string", "the paper's value, as printed"),
+    ),
+)
+
 _PAIRWISE_DESCRIPTIONS: dict[str, tuple[ColumnType, str, str]] = {
     "row": ("string", "first model", ""),
     "column": ("string", "second model", ""),
@@ -882,6 +895,7 @@ TABLES: dict[str, Table] = {
         LEADERBOARDS,
         CAPABILITY_PROFILES,
         ABLATIONS,
+        VALIDITY_CHECKS,
         *ANALYSIS_TABLES,
     )
 }
