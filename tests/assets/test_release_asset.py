@@ -134,6 +134,7 @@ def axis_rows(games: pd.DataFrame) -> dict[str, pd.DataFrame]:
             seed=0,
             engine_version=ENGINE_VERSION,
             axes_version="1",
+            rulebook_chars=len(game.rulebook),
         )
         out[str(game.seed)] = pd.DataFrame([row], columns=list(AXIS_SCORE_COLUMNS))
     return out
@@ -205,6 +206,14 @@ def upstream() -> dict[str, Any]:
         "leaderboards": board,
         # Too few games for profiles (the asset then returns an empty table with its columns).
         "capability_profiles": profiles,
+        "validity_checks": pd.DataFrame(
+            {
+                "check": ["screening vs final composite"],
+                "figure": ["Spearman rho of the composites"],
+                "ours": ["0.71"],
+                "paper": ["0.80"],
+            }
+        ),
         "ablations": pd.DataFrame(
             {
                 "ablation": ["programs", "thinking_budget"],
@@ -357,7 +366,8 @@ def test_the_release_holds_every_table_of_the_analysis_and_the_figures(
         "game_subsets", "block_leaderboard", "without_model_leaderboard", "axis_slopes",
         "composite_weights", "composite_scores", "hardest_leaderboard",
         "most_temporal_leaderboard", "half_split", "temporal_tertiles", "composite_tertiles",
-        "variance_decomposition", SUMMARY,
+        "variance_decomposition", "composite_alternatives", "late_block", "rethink_fallback",
+        SUMMARY,
     }  # fmt: skip
     expected = {*release.RELEASE_INPUTS, "axis_diagnostics", "axis_correlations", *analysis}
     assert tables == expected
@@ -569,6 +579,7 @@ def test_blocking_checks_guard_each_input(upstream: dict[str, Any]) -> None:
         "complete_pairs",
         "leaderboards",
         "capability_profiles",
+        "validity_checks",
         "ablations",
     }
     assert not checked & (set(release.GUARDED_UPSTREAM) | set(release.PARTITIONED))
