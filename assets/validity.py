@@ -26,10 +26,10 @@ from engines.axes.budgets import axis_budget
 from engines.axes.screening import SCREENING_AXES
 from engines.gbg import GameSpec
 from engines.stats.composite import regressor_zscores, zscore_axes
+from engines.stats.leaderboard import RunSample
 from engines.stats.opponent_check import CHECK_SIZES, whole_strategy_outcomes
 from engines.stats.pergame import per_game_alpha
 from engines.stats.runs import run_table
-from engines.stats.leaderboard import RunSample
 from engines.stats.validity import (
     PAPER,
     interaction_share,
@@ -52,7 +52,9 @@ def whole_strategy_check(
         spec = GameSpec.from_json(row.spec_json)
         outcomes = whole_strategy_outcomes(spec, budget, seed + int(row.seed), per_seat, deals)
         shares[str(row.game)] = interaction_share(outcomes)
-    axis = {str(g): float(v) for g, v in zip(axis_frame["game"], axis_frame["opponent"], strict=True)}
+    axis = {
+        str(g): float(v) for g, v in zip(axis_frame["game"], axis_frame["opponent"], strict=True)
+    }
     frame, summary = whole_strategy_rows(shares, axis)
     summary.update({"per_seat": per_seat, "deals": deals})
     return frame, summary

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from typing import Any
 
@@ -21,6 +22,7 @@ from engines.gbg.generator import PAPER_CONFIG
 from engines.gbg.presets import kuhn, leduc
 from engines.gbg.seed_pool import screen_seed
 from engines.gbg.spec import GameSpec
+from engines.gbg.structure import chance_paths
 from engines.solve.best_response import respond, respond_arrays, uniform_policy
 
 
@@ -54,9 +56,13 @@ def main() -> None:
         if not verdict["accepted"]:
             continue
         spec = GameSpec.from_json(verdict["spec_json"])
+        if chance_paths(spec) > args.limit:  # more card sequences than histories allowed
+            skipped += 1
+            continue
         try:
             rows.append(solve(f"paper seed {verdict['seed']}", spec, args.limit))
             solved += 1
+            print(f"solved seed {verdict['seed']}", file=sys.stderr, flush=True)
         except ValueError:
             skipped += 1
     report = {"limit_histories": args.limit, "skipped_over_limit": skipped, "games": rows}

@@ -258,7 +258,9 @@ def generation_configs(tables: Mapping[str, pd.DataFrame]) -> dict[str, Any]:
     # the paper's configuration added any.
     return {
         "generator_version": GENERATOR_VERSION,
-        "configs": {h: json.loads(known[h].canonical_json()) if h in known else None for h in hashes},
+        "configs": {
+            h: json.loads(known[h].canonical_json()) if h in known else None for h in hashes
+        },
     }
 
 

@@ -414,7 +414,11 @@ def _build_phase(d: _Draw, kind: str, index: int, ctx: dict[str, Any]) -> Any:
     if kind == "position":
         name = d.pick([p for p in POSITION_POOL if p not in positions] or ["crown"])
         positions.append(name)
-        perks = ("peek", "peek", "score_bonus") if c.position_roles else (None, "peek", "peek", "score_bonus")
+        perks = (
+            ("peek", "peek", "score_bonus")
+            if c.position_roles
+            else (None, "peek", "peek", "score_bonus")
+        )
         perk = d.pick(perks)
         return PositionPhase(
             id=pid,

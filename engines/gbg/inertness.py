@@ -41,6 +41,15 @@ HAND_CRITERIA = ("high_card", "high_sum", "low_sum", "pair")
 INERT_REASON = "inert_phase"
 
 
+def _all(spec: SpecContent) -> list[Any]:
+    """The phases, each read by its kind's fields (the checks dispatch on ``kind``)."""
+    return list(spec.phases)
+
+
+def _phase(spec: SpecContent, index: int) -> Any:
+    return spec.phases[index]
+
+
 def _deciders(p: Any) -> set[int]:
     """The seats that may face a decision in phase ``p`` (0 Alice, 1 Bob)."""
     both = {0, 1}
@@ -55,7 +64,7 @@ def _deciders(p: Any) -> set[int]:
 
 def _reachable_after(spec: SpecContent, index: int) -> list[int]:
     """Indices of every phase some path reaches after leaving phase ``index``."""
-    where = {p.id: i for i, p in enumerate(spec.phases)}
+    where = {p.id: i for i, p in enumerate(_all(spec))}
     seen: set[int] = set()
     stack = [where[t] for t in successors(spec, index) if t in where]
     while stack:
@@ -71,17 +80,17 @@ def later_deciders(spec: SpecContent, index: int) -> set[int]:
     """The seats that may still decide after phase ``index`` on some path."""
     out: set[int] = set()
     for j in _reachable_after(spec, index):
-        out |= _deciders(spec.phases[j])
+        out |= _deciders(_phase(spec, j))
     return out
 
 
 def _predicates(spec: SpecContent, start: int) -> list[Predicate]:
     """Branch predicates evaluated on leaving phase ``start`` or any later phase."""
-    return [e.when for p in spec.phases[start:] for e in p.next if e.when is not None]
+    return [e.when for p in _all(spec)[start:] for e in p.next if e.when is not None]
 
 
 def _assigned_before(spec: SpecContent, name: str, index: int) -> bool:
-    for p in spec.phases[:index]:
+    for p in _all(spec)[:index]:
         if p.kind == "position" and p.name == name:
             return True
         if p.kind == "auction" and p.item.kind == "position" and p.item.position == name:
@@ -93,12 +102,12 @@ def position_readers(spec: SpecContent, name: str, index: int) -> list[str]:
     """Rules that read position ``name`` after phase ``index`` assigns it, one line each."""
     readers = []
     later = set(_reachable_after(spec, index))
-    for j, p in enumerate(spec.phases):
+    for j, p in enumerate(_all(spec)):
         if j in later and p.kind == "betting" and p.first.position == name:
             readers.append(f"{p.id} first actor")
-        if j in later and p.kind == "peek" and p.who == "position" and p.position == name:
-            if later_deciders(spec, j):
-                readers.append(f"{p.id} peek")
+        peeks = j in later and p.kind == "peek" and p.who == "position" and p.position == name
+        if peeks and later_deciders(spec, j):
+            readers.append(f"{p.id} peek")
         if p.kind == "side_bet" and p.proposition.position == name:
             readers.append(f"{p.id} proposition")
     for pred in _predicates(spec, index):
@@ -108,7 +117,7 @@ def position_readers(spec: SpecContent, name: str, index: int) -> list[str]:
 
 
 def _position_inert(spec: SpecContent, index: int) -> str | None:
-    p = spec.phases[index]
+    p = _phase(spec, index)
     deciders = later_deciders(spec, index)
     if p.perk is not None and p.perk.kind == "score_bonus" and p.perk.points:
         return None
@@ -124,7 +133,7 @@ def _position_inert(spec: SpecContent, index: int) -> str | None:
 
 
 def _auction_inert(spec: SpecContent, index: int) -> str | None:
-    p = spec.phases[index]
+    p = _phase(spec, index)
     if p.item.kind == "card":
         return None
     if p.item.kind == "peek":
@@ -137,7 +146,7 @@ def _auction_inert(spec: SpecContent, index: int) -> str | None:
 
 
 def _peek_inert(spec: SpecContent, index: int) -> str | None:
-    p = spec.phases[index]
+    p = _phase(spec, index)
     if p.who == "position" and not _assigned_before(spec, p.position or "", index):
         return f"peek {p.id}: nothing assigns the {p.position} position before it"
     peekers = {"alice": {0}, "bob": {1}}.get(p.who, {0, 1})
@@ -161,7 +170,7 @@ def _can_hold(spec: SpecContent, pred: Predicate) -> bool:
 
 
 def _side_bet_inert(spec: SpecContent, index: int) -> str | None:
-    p = spec.phases[index]
+    p = _phase(spec, index)
     if p.stake > spec.stack - spec.ante:
         return f"side bet {p.id}: the stake exceeds every stack after the ante"
     if not _can_hold(spec, p.proposition):
@@ -170,7 +179,7 @@ def _side_bet_inert(spec: SpecContent, index: int) -> str | None:
 
 
 def _simultaneous_inert(spec: SpecContent, index: int) -> str | None:
-    p = spec.phases[index]
+    p = _phase(spec, index)
     if any(o.pot_chips or o.score_delta for o in p.options):
         return None
     if any(c.transfer for c in p.matrix):
@@ -192,7 +201,7 @@ _CHECKS = {
 def inert_phases(spec: SpecContent) -> list[str]:
     """Every inert phase of ``spec``, one line each naming the phase and why (empty: none)."""
     out = []
-    for i, p in enumerate(spec.phases):
+    for i, p in enumerate(_all(spec)):
         check = _CHECKS.get(p.kind)
         reason = check(spec, i) if check else None
         if reason:
@@ -203,10 +212,10 @@ def inert_phases(spec: SpecContent) -> list[str]:
 def unread_positions(spec: SpecContent) -> list[str]:
     """Positions with no perk that no rule reads (useful only through their announcement)."""
     out = []
-    for i, p in enumerate(spec.phases):
+    for i, p in enumerate(_all(spec)):
         if p.kind == "position" and p.perk is None and not position_readers(spec, p.name, i):
             out.append(p.id)
-        if p.kind == "auction" and p.item.kind == "position":
-            if not position_readers(spec, p.item.position or "", i):
-                out.append(p.id)
+        sells = p.kind == "auction" and p.item.kind == "position"
+        if sells and not position_readers(spec, p.item.position or "", i):
+            out.append(p.id)
     return out

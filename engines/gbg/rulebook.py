@@ -604,7 +604,9 @@ def _example_peek(p: PeekPhase) -> list[str]:
 
 
 def _example_position(p: PositionPhase, spec: GameSpec) -> list[str]:
-    a, b = _example_hands(spec, spec.phases[0].count if isinstance(spec.phases[0], DealPhase) else 1)
+    a, b = _example_hands(
+        spec, spec.phases[0].count if isinstance(spec.phases[0], DealPhase) else 1
+    )
     crit = p.criterion
     if crit == "chip_leader":
         text = (
@@ -738,8 +740,12 @@ def _example_showdown(spec: GameSpec) -> list[str]:
             f"{', '.join(b)} and scores {sb} ({'; '.join(tb)}). With no showdown points from "
             f"options or positions, {verdict}.",
             "Example of showdown points: a player with +2 showdown points adds 2 to its score "
-            + ("(which helps it)." if m.kind == "rank_sum" else "before the comparison; under "
-               "this lower-wins metric the points are subtracted from its sum (which helps it)."),
+            + (
+                "(which helps it)."
+                if m.kind == "rank_sum"
+                else "before the comparison; under "
+                "this lower-wins metric the points are subtracted from its sum (which helps it)."
+            ),
         ]
     if m.kind == "high_card" and not m.use_board:
         return [
@@ -806,8 +812,7 @@ def paper_rulebook(spec: GameSpec) -> str:
         "behind, the pot, the current phase and every action announced so far.",
         "- You never see the opponent's private cards unless a rule shows you one (a peek, a "
         "swap with the opponent, or the showdown).",
-        "- Positions are announced as their rules state (to both players, or to the holder "
-        "only).",
+        "- Positions are announced as their rules state (to both players, or to the holder only).",
         "Example: if your opponent peeks at one of your cards, you are told that it peeked, but "
         "not which card it saw.",
         "",

@@ -50,6 +50,8 @@ def whole_strategy_outcomes(
         for a, pa in enumerate(alice):
             for b, pb in enumerate(bob):
                 state = new_deal(spec, explicit_chance=True)
-                play_out(state, [pa, pb], chance.rank, chance.stream(), Stream(moves), budget.max_amounts)
+                play_out(
+                    state, [pa, pb], chance.rank, chance.stream(), Stream(moves), budget.max_amounts
+                )
                 out[a, b, d] = chip_lead(state, 0)
     return out

@@ -57,7 +57,9 @@ def test_screening_check_is_the_agreement_of_the_two_composites() -> None:
     )
     rng = np.random.default_rng(3)
     seeds = corpus.axis_scores["game_seed"].to_numpy()
-    bench = pd.DataFrame({"seed": seeds, **{a: rng.normal(size=len(seeds)) for a in SCREENING_AXES}})
+    bench = pd.DataFrame(
+        {"seed": seeds, **{a: rng.normal(size=len(seeds)) for a in SCREENING_AXES}}
+    )
     axis_frame = corpus.axis_scores.assign(game=[str(s) for s in seeds])
     got = validity.screening_check(corpus.matches, axis_frame, bench)
     runs = run_table(corpus.matches)

@@ -120,7 +120,9 @@ def test_generation_configs_and_the_context() -> None:
     assert configs["configs"]["unknown"] is None
     assert configs["configs"][default] == json.loads(GenerationConfig().canonical_json())
     # The paper configuration is known too, and printed in full with its added fields.
-    paper = generation_configs({"seed_pool": pd.DataFrame({"config_hash": [PAPER_CONFIG.config_hash]})})
+    paper = generation_configs(
+        {"seed_pool": pd.DataFrame({"config_hash": [PAPER_CONFIG.config_hash]})}
+    )
     assert paper["configs"][PAPER_CONFIG.config_hash]["label"] == "paper"
     assert paper["configs"][PAPER_CONFIG.config_hash]["reject_inert"] is True
     assert generation_configs({"seed_pool": pd.DataFrame({"seed": [1]})}) == {}

@@ -142,7 +142,10 @@ def test_position_assigned_after_the_last_decision_is_inert() -> None:
     branched = peek_perk.model_copy(
         update={
             "next": (
-                Edge(to="showdown", when=Predicate(kind="holds_position", who="alice", position="marker")),
+                Edge(
+                    to="showdown",
+                    when=Predicate(kind="holds_position", who="alice", position="marker"),
+                ),
                 Edge(to="showdown"),
             )
         }

@@ -141,7 +141,11 @@ def test_late_block_models_are_marked() -> None:
         }
     )
     late = late_block_models(matches)
-    assert dict(zip(late["model"], late["late"], strict=True)) == {"a": False, "b": False, "c": True}
+    assert dict(zip(late["model"], late["late"], strict=True)) == {
+        "a": False,
+        "b": False,
+        "c": True,
+    }
     board = pd.DataFrame({"model": ["c", "a", "b"], "alpha": [1.0, 0.0, -1.0]})
     assert list(mark_late(board, late)["model"]) == ["c \u2020", "a", "b"]
 
