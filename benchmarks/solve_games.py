@@ -3,8 +3,9 @@
 Usage: python benchmarks/solve_games.py [--games 5] [--limit 2000000] [--start 0] [--json]
 
 Solves, for both seats against the uniform random policy L0, Kuhn and Leduc and then the
-accepted games of the paper's generation configuration in seed order whose trees fit under
-``--limit`` histories, until ``--games`` generated games are solved; prints per game the
+accepted games of ``--config`` (paper or default) in seed order whose trees fit under
+``--limit`` histories, until ``--games`` generated games are solved (or ``--max-seeds`` are
+screened); prints per game the
 histories, information sets, expansion and solve seconds, and the best and worst response
 values.  The anchor beside it: the tree-of-states solver (``respond`` twice) on Leduc.
 """
@@ -18,11 +19,11 @@ import time
 from typing import Any
 
 from engines.gbg.acceptance import AcceptanceSettings
-from engines.gbg.generator import PAPER_CONFIG
+from engines.gbg.generator import PAPER_CONFIG, GenerationConfig
 from engines.gbg.presets import kuhn, leduc
 from engines.gbg.seed_pool import screen_seed
 from engines.gbg.spec import GameSpec
-from engines.gbg.structure import chance_paths
+from engines.gbg.structure import chance_paths, max_decisions
 from engines.solve.best_response import respond, respond_arrays, uniform_policy
 
 
@@ -39,6 +40,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=5)
     parser.add_argument("--limit", type=int, default=2_000_000)
     parser.add_argument("--start", type=int, default=0)
+    parser.add_argument("--config", choices=("paper", "default"), default="paper")
+    parser.add_argument("--max-seeds", type=int, default=2000)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -50,26 +53,40 @@ def main() -> None:
     rows[1]["anchor_tree_of_states_seconds_seat0"] = anchor
     solved = skipped = 0
     seed = args.start
-    while solved < args.games:
-        verdict = screen_seed(seed, PAPER_CONFIG, AcceptanceSettings(), "compact")
+    label, config = (
+        ("paper", PAPER_CONFIG) if args.config == "paper" else ("default", GenerationConfig())
+    )
+    while solved < args.games and seed < args.start + args.max_seeds:
+        verdict = screen_seed(seed, config, AcceptanceSettings(), "compact")
         seed += 1
         if not verdict["accepted"]:
             continue
         spec = GameSpec.from_json(verdict["spec_json"])
-        if chance_paths(spec) > args.limit:  # more card sequences than histories allowed
+        # A cheap bound first: card sequences times two per decision (a lower bound on the
+        # betting paths' growth) above the limit cannot fit.
+        if chance_paths(spec) * 2 ** min(max_decisions(spec), 40) > 1000 * args.limit:
             skipped += 1
             continue
         try:
-            rows.append(solve(f"paper seed {verdict['seed']}", spec, args.limit))
+            rows.append(solve(f"{label} seed {verdict['seed']}", spec, args.limit))
             solved += 1
             print(f"solved seed {verdict['seed']}", file=sys.stderr, flush=True)
         except ValueError:
             skipped += 1
-    report = {"limit_histories": args.limit, "skipped_over_limit": skipped, "games": rows}
+    report = {
+        "limit_histories": args.limit,
+        "config": label,
+        "seeds_screened": seed - args.start,
+        "skipped_over_limit": skipped,
+        "games": rows,
+    }
     if args.json:
         print(json.dumps(report, indent=2))
         return
-    print(f"size limit: {args.limit:,} histories; accepted games over the limit: {skipped}")
+    print(
+        f"size limit: {args.limit:,} histories; {label} configuration, seeds screened: "
+        f"{seed - args.start}; accepted games over the limit: {skipped}"
+    )
     print("game                 seat histories infosets expand_s solve_s   best   worst")
     for row in rows:
         for seat in (0, 1):
