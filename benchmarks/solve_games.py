@@ -62,8 +62,9 @@ def main() -> None:
         if not verdict["accepted"]:
             continue
         spec = GameSpec.from_json(verdict["spec_json"])
-        # A cheap bound first: card sequences times two per decision (a lower bound on the
-        # betting paths' growth) above the limit cannot fit.
+        # A cheap estimate first (card sequences times two per decision on the longest path):
+        # a game estimated at more than 1,000 times the limit is not tried, so that the
+        # expansion's time goes to games that may fit; each such game counts as over the limit.
         if chance_paths(spec) * 2 ** min(max_decisions(spec), 40) > 1000 * args.limit:
             skipped += 1
             continue

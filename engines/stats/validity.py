@@ -206,6 +206,26 @@ def composite_alternatives(
     return pd.DataFrame(rows), {"overall_spread": overall, "k": k}
 
 
+def alternatives_beside_paper(table: pd.DataFrame) -> pd.DataFrame:
+    """The composite alternatives' figures that the paper reports, ours beside the paper's
+    (Appendix E, "Composite complexity"; Section 6 for the slopes' spread ratio)."""
+    rows = table.set_index("score")
+    mean, multi, slopes = rows.loc["unweighted_mean"], rows.loc["multivariate"], rows.loc["slopes"]
+    lines = [
+        ("slopes: hardest-games spread / all-games spread", slopes["spread_ratio"],
+         PAPER["slopes_spread_ratio"]),
+        ("unweighted mean: hardest-games spread", mean["hardest_spread"],
+         PAPER["mean_hardest_spread"]),
+        *((f"unweighted mean: tertile {t} spread", mean[f"tertile_{t}_spread"],
+           PAPER["mean_tertile_spreads"][t - 1]) for t in (1, 2, 3)),
+        ("multivariate: rho with the slopes' score", multi["rho_with_slopes"],
+         PAPER["multivariate_rho"]),
+        ("multivariate: hardest-games spread / all-games spread", multi["spread_ratio"],
+         PAPER["multivariate_spread_ratio"]),
+    ]  # fmt: skip
+    return pd.DataFrame([{"figure": f, "ours": float(o), "paper": float(p)} for f, o, p in lines])
+
+
 # --- the corpus -------------------------------------------------------------------------------
 
 

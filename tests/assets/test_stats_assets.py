@@ -59,6 +59,8 @@ def test_capability_profiles_as_a_plain_function(corpus: SimulatedCorpus) -> Non
     for key in ("profile", "composite_weights", "hardest_leaderboard", "jaggedness"):
         assert metadata[key].value.startswith("|")
     assert metadata["verbosity"].value.startswith("|")
+    beside = metadata["composite_alternatives_vs_paper"].value
+    assert "| unweighted mean: tertile 1 spread |" in beside and "| 1.91 |" in beside
     for key in ("composite_alternatives", "late_block", "rethink_fallback"):
         assert metadata[key].value.startswith("|"), key
     without = corpus.axis_scores.loc[:, AXIS_COLUMNS]  # no rulebook lengths: check skipped

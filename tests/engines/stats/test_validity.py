@@ -15,6 +15,7 @@ from engines.stats.planted import SimulatedCorpus, SimulationConfig, simulate_co
 from engines.stats.ranks import spearman_rho
 from engines.stats.runs import run_table
 from engines.stats.validity import (
+    alternatives_beside_paper,
     composite_alternatives,
     interaction_share,
     late_block_models,
@@ -115,6 +116,17 @@ def test_composite_alternatives_against_their_definitions(corpus: SimulatedCorpu
     assert (rows["hardest_spread"] > 0).all()
     assert rows.loc["slopes", "spread_ratio"] == pytest.approx(
         rows.loc["slopes", "hardest_spread"] / extra["overall_spread"]
+    )
+
+
+def test_alternatives_beside_the_paper(corpus: SimulatedCorpus) -> None:
+    sample, alpha, z = _alpha_and_z(corpus)
+    table, _ = composite_alternatives(sample, alpha, z, k=4)
+    beside = alternatives_beside_paper(table).set_index("figure")
+    assert beside.loc["unweighted mean: tertile 2 spread", "paper"] == 3.69
+    assert beside.loc["multivariate: rho with the slopes' score", "paper"] == 0.95
+    assert beside.loc["unweighted mean: hardest-games spread", "ours"] == pytest.approx(
+        table.set_index("score").loc["unweighted_mean", "hardest_spread"]
     )
 
 
