@@ -63,8 +63,10 @@ def whole_strategy_check(
 def screening_check(
     complete_pairs: pd.DataFrame, axis_frame: pd.DataFrame, benchmark_games: pd.DataFrame
 ) -> dict[str, Any]:
-    """The screening composite against the five-axis composite, on the games played."""
-    runs = run_table(complete_pairs)
+    """The screening composite against the five-axis composite, on the games played that are
+    benchmark games (a preset played beside them has no screening axes)."""
+    screened = complete_pairs["game_seed"].isin(benchmark_games["seed"])
+    runs = run_table(complete_pairs.loc[screened])
     sample = RunSample.draw(runs, 1, np.random.default_rng(0))
     alpha = per_game_alpha(runs, sample.observed)[0]
     z_final = zscore_axes(axis_frame, runs.game_seeds)

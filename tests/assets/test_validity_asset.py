@@ -62,6 +62,10 @@ def test_screening_check_is_the_agreement_of_the_two_composites() -> None:
     )
     axis_frame = corpus.axis_scores.assign(game=[str(s) for s in seeds])
     got = validity.screening_check(corpus.matches, axis_frame, bench)
+    # A game outside the benchmark (a preset played beside it) is left out, not an error.
+    extra = corpus.matches.iloc[:2].assign(game_seed=-1)
+    again = validity.screening_check(pd.concat([corpus.matches, extra]), axis_frame, bench)
+    assert again["rho"] == pytest.approx(got["rho"])
     runs = run_table(corpus.matches)
     alpha = per_game_alpha(runs, RunSample.draw(runs, 1, np.random.default_rng(0)).observed)[0]
     z = zscore_axes(axis_frame, runs.game_seeds)
