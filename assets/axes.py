@@ -51,7 +51,7 @@ from engines.axes.budgets import axis_budget, screening_budget
 from engines.axes.compute import AXES_VERSION, compute_with_rerun
 from engines.axes.names import AXES
 from engines.axes.screening import SCREENING_AXES
-from engines.gbg import ENGINE_VERSION, GameSpec
+from engines.gbg import ENGINE_VERSION, GameSpec, rulebook
 
 GROUP_NAME = "axes"
 CODE_VERSION = f"engine-{ENGINE_VERSION}-axes-{AXES_VERSION}"
@@ -159,7 +159,10 @@ def axis_scores(
     started = time.perf_counter()
     with Stages(token, unit="tasks", out=context.log.info) as progress, process_pool() as pool:
         data = compute_with_rerun(spec, budget, config.seed, pool=pool, progress=progress).to_dict()
-    frame = pd.DataFrame([axis_row(token, spec, selected, data)])
+    style = profile.get().rulebook_style
+    stored = listed["rulebook"].iloc[0] if selected and "rulebook" in listed.columns else None
+    chars = len(stored) if isinstance(stored, str) else len(rulebook(spec, style=style))
+    frame = pd.DataFrame([axis_row(token, spec, selected, data, rulebook_chars=chars)])
     diagnostics = data["diagnostics"]
     return dg.Output(
         frame,
@@ -169,6 +172,7 @@ def axis_scores(
             "selected": selected,
             "budget": budget.name,
             "std_g": diagnostics["std_g"],
+            "rulebook_chars": chars,
             "decisions": f"{diagnostics['decisions'][0]} + {diagnostics['decisions'][1]}",
             "replays": diagnostics["replays"],
             "world_fallback_share": diagnostics["world_fallback_share"],

@@ -22,6 +22,7 @@ from engines.axes.benchmark import AXIS_SCORE_COLUMNS, with_game_seed
 from engines.axes.names import AXES
 from engines.stats.analysis import Analysis, analyse
 from engines.stats.capability import PROFILE_COLUMNS
+from engines.stats.validity import alternatives_beside_paper
 
 
 def as_frame(axis_scores: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -56,7 +57,7 @@ def profile_metadata(result: Analysis) -> dict[str, Any]:
     """Markdown tables, figures and headline numbers of the profile stage."""
     t = result.tables
     figures = result.plots()
-    digits = {"factor_residuals": 3, "jaggedness": 3}
+    digits = {"factor_residuals": 3, "jaggedness": 3, "rethink_fallback": 4}
     names = (
         "composite_weights",
         "hardest_leaderboard",
@@ -69,8 +70,14 @@ def profile_metadata(result: Analysis) -> dict[str, Any]:
         "factor_residuals",
         "jaggedness",
         "verbosity",
+        "composite_alternatives",
+        "late_block",
+        "rethink_fallback",
     )
     markdown = {n: markdown_table(t[n], digits=digits.get(n, 2)) for n in names if n in t}
+    if "composite_alternatives" in t:
+        beside = alternatives_beside_paper(t["composite_alternatives"])
+        markdown["composite_alternatives_vs_paper"] = markdown_table(beside)
     if "profile" in t:
         markdown["profile"] = markdown_table(profile_wide(t["profile"]), index=True)
     metadata: dict[str, Any] = {

@@ -15,6 +15,7 @@ from pydantic import Field
 
 from assets.metadata import column_schema, image_metadata, markdown_table
 from engines.stats.analysis import Analysis, AnalysisConfig, analyse
+from engines.stats.validity import mark_late
 from releases.analysis import AnalysisSettings
 
 GROUP_NAME = "statistics"
@@ -62,7 +63,14 @@ def leaderboard_metadata(result: Analysis) -> dict[str, Any]:
     figures = result.plots()
     metadata: dict[str, Any] = {
         "dagster/row_count": len(t["leaderboard"]),
-        "leaderboard": dg.MetadataValue.md(markdown_table(t["leaderboard"])),
+        # Table 1's dagger: a model that joined in a later tournament block is marked.
+        "leaderboard": dg.MetadataValue.md(
+            markdown_table(mark_late(t["leaderboard"], t["late_block"]))
+        ),
+        "late_block_models": ", ".join(
+            t["late_block"].loc[t["late_block"]["late"].astype(bool), "model"]
+        )
+        or "none",
         "per_game_alpha": dg.MetadataValue.md(markdown_table(t["per_game_alpha"], index=True)),
         "pairwise_margin": dg.MetadataValue.md(markdown_table(t["pairwise_margin"], index=True)),
         "paired_deals": dg.MetadataValue.md(

@@ -20,9 +20,9 @@ from assets.metadata import image_metadata, markdown_table
 from assets.resources import RunProfile
 from engines.gbg import ENGINE_VERSION, GameSpec, consistency_errors, rulebook
 from engines.gbg.conformance import check_conformance
-from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig
+from engines.gbg.generator import GENERATOR_VERSION, named_config
 from engines.gbg.plots import pool_plot
-from engines.gbg.seed_pool import screen, summarise
+from engines.gbg.seed_pool import paper_comparison, screen, summarise
 
 GROUP_NAME = "pool"
 CONFORMANCE_DEALS = 40
@@ -36,7 +36,7 @@ CONFORMANCE_DEALS = 40
 )
 def seed_pool(context: dg.AssetExecutionContext, profile: RunProfile) -> dg.Output[pd.DataFrame]:
     chosen = profile.get()
-    config = GenerationConfig()
+    config = named_config(chosen.generation)
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
     with (
@@ -51,6 +51,7 @@ def seed_pool(context: dg.AssetExecutionContext, profile: RunProfile) -> dg.Outp
             config,
             pool=pool,
             max_seeds=chosen.seed_count,
+            style=chosen.rulebook_style,
             progress=lambda sampled, accepted: reporter.set(accepted, seeds=sampled),
         ):
             verdict["reasons"] = ",".join(verdict["reasons"])
@@ -73,9 +74,14 @@ def seed_pool(context: dg.AssetExecutionContext, profile: RunProfile) -> dg.Outp
         }
     )
     lengths = summary["rulebook_chars"]
+    beside = pd.DataFrame(paper_comparison(summary))
     return dg.Output(
         frame,
         metadata={
+            "generation": config.label,
+            "rulebook_style": chosen.rulebook_style,
+            "paper_comparison": dg.MetadataValue.md(markdown_table(beside)),
+            "accepted_with_inert_phases": summary["accepted_with_inert_phases"],
             "dagster/row_count": len(frame),
             "sampled": summary["sampled"],
             "accepted": summary["accepted"],
@@ -97,9 +103,10 @@ def seed_pool(context: dg.AssetExecutionContext, profile: RunProfile) -> dg.Outp
     code_version=f"engine-{ENGINE_VERSION}-generator-{GENERATOR_VERSION}",
     description="The accepted games: seed, spec JSON, spec hash, rulebook and its length.",
 )
-def accepted_games(seed_pool: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+def accepted_games(seed_pool: pd.DataFrame, profile: RunProfile) -> dg.Output[pd.DataFrame]:
+    style = profile.get().rulebook_style
     kept = seed_pool[seed_pool["accepted"]].copy()
-    kept["rulebook"] = [rulebook(GameSpec.from_json(s)) for s in kept["spec_json"]]
+    kept["rulebook"] = [rulebook(GameSpec.from_json(s), style=style) for s in kept["spec_json"]]
     columns = [
         "seed",
         "spec_hash",
@@ -119,6 +126,7 @@ def accepted_games(seed_pool: pd.DataFrame) -> dg.Output[pd.DataFrame]:
         frame,
         metadata={
             "dagster/row_count": len(frame),
+            "rulebook_style": style,
             "rulebook_chars_min": int(frame["rulebook_chars"].min()) if len(frame) else 0,
             "rulebook_chars_median": float(frame["rulebook_chars"].median()) if len(frame) else 0,
             "rulebook_chars_max": int(frame["rulebook_chars"].max()) if len(frame) else 0,

@@ -63,6 +63,7 @@ RELEASE_INPUTS: list[str] = [
     "match_moves",
     "leaderboards",
     "capability_profiles",
+    "validity_checks",
     "ablations",
 ]
 # Inputs partitioned per game, with their declared columns: they arrive as {partition key:

@@ -50,6 +50,15 @@ class Profile(BaseModel):
     ablation_games: int = Field(
         ge=0, description="benchmark games the ablations add to Kuhn and Leduc (selection order)"
     )
+    generation: Literal["default", "paper"] = Field(
+        default="default",
+        description="generation configuration of the pool (engines.gbg.generator.CONFIGS)",
+    )
+    rulebook_style: Literal["compact", "paper"] = Field(
+        default="compact",
+        description="style of the accepted games' rulebooks (compact, or the paper's Appendix B "
+        "style with a worked example for each rule)",
+    )
 
 
 PROFILES: dict[str, Profile] = {
@@ -80,6 +89,8 @@ PROFILES: dict[str, Profile] = {
         runs_per_matchup=20,
         bootstrap_resamples=2_000,
         ablation_games=20,
+        generation="paper",
+        rulebook_style="paper",
     ),
 }
 

@@ -35,6 +35,7 @@ from assets import (
     reference_games,
     release,
     roster,
+    validity,
 )
 from assets.resources import LocalModel, ProjectPaths, RunProfile
 from pipelines.automation import SCHEDULES, SENSORS, with_automation
@@ -53,6 +54,7 @@ STAGES: tuple[ModuleType, ...] = (
     complete_pairs,
     leaderboards,
     capability_profiles,
+    validity,
     ablations,
     release,
 )

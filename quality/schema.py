@@ -195,6 +195,12 @@ SEED_POOL = Table(
             "rare_phase_share", "float64", "share of phases random play almost never reaches", SHARE
         ),
         col("branch_conditions", "int64", "conditional branches evaluated in random play"),
+        col(
+            "inert_phases",
+            "string",
+            "inert phases with their reasons (JSON list; only a configuration that rejects "
+            "them, such as paper, records it)",
+        ),
         *_FEATURE_COLUMNS,
         *_SIZES,
         col(
@@ -323,6 +329,12 @@ def _axis_score_column(name: str) -> Column:
         kind, description, unit = _DIAGNOSTICS[name]
         return col(name, kind, description, unit)
     fixed = {
+        "rulebook_chars": col(
+            "rulebook_chars",
+            "int64",
+            "length of the rulebook served to the players (the verbosity regressor, App. E)",
+            "characters",
+        ),
         "game": col("game", "string", "game token (a generator seed as text, or a preset name)"),
         "name": col("name", "string", "the game's name in its spec"),
         "spec_hash": _SPEC[0],
@@ -576,6 +588,19 @@ ABLATIONS = Table(
     ),
 )
 
+VALIDITY_CHECKS = Table(
+    "validity_checks",
+    "validity checks beside the paper's figures: the whole-strategy opponent check and the "
+    "screening-vs-final composite agreement (Appendix C)",
+    "asset validity_checks",
+    (
+        col("check", "string", "the check"),
+        col("figure", "string", "what is measured"),
+        col("ours", "string", "our value, as printed"),
+        col("paper", "string", "the paper's value, as printed"),
+    ),
+)
+
 _PAIRWISE_DESCRIPTIONS: dict[str, tuple[ColumnType, str, str]] = {
     "row": ("string", "first model", ""),
     "column": ("string", "second model", ""),
@@ -801,6 +826,38 @@ ANALYSIS_TABLES: tuple[Table, ...] = (
             "Spearman's rho of the axis and rulebook length over games",
         ),
     ),
+    # --- validity checks of issue 17 (composite alternatives, Table 1's dagger, fallbacks) ---
+    _analysis(
+        "composite_alternatives",
+        "Appendix E: the slopes' composite, the unweighted mean of the z-scored axes and the "
+        "multivariate-coefficient composite, each with its hardest-games and tertile spreads",
+        col("score", "string", "slopes | unweighted_mean | multivariate"),
+        col("rho_with_slopes", "float64", "Spearman's rho over games with the slopes' composite"),
+        col("hardest_spread", "float64", "leaderboard spread on its k highest games", "chips/game"),
+        col("spread_ratio", "float64", "hardest_spread over the spread on every game"),
+        col("tertile_1_spread", "float64", "spread on its lowest tertile", "chips/game"),
+        col("tertile_2_spread", "float64", "spread on its middle tertile", "chips/game"),
+        col("tertile_3_spread", "float64", "spread on its highest tertile", "chips/game"),
+    ),
+    _analysis(
+        "late_block",
+        "Table 1's dagger: each model's first tournament block, and whether it is a later one",
+        col("model", "string", "model"),
+        col("first_block", "string", "the earliest block the model played in"),
+        col("late", "bool", "joined after the corpus's first block"),
+    ),
+    _analysis(
+        "rethink_fallback",
+        "per model: moves, fallback moves (unparsable replies, Appendix A) and rethinks, "
+        "from the match table's seat columns",
+        col("model", "string", "model"),
+        col("matches", "int64", "matches played (either seat)", "matches"),
+        col("moves", "int64", "moves made", "moves"),
+        col("fallbacks", "int64", "moves played by the fallback rule", "moves"),
+        col("rethinks", "int64", "rethink requests", "requests"),
+        col("fallback_share", "float64", "fallbacks over moves", SHARE),
+        col("rethinks_per_move", "float64", "rethinks over moves"),
+    ),
     Table(
         "analysis_summary",
         "the analysis's headline figures (models, games, spreads, Kendall's tau of the refits, "
@@ -838,6 +895,7 @@ TABLES: dict[str, Table] = {
         LEADERBOARDS,
         CAPABILITY_PROFILES,
         ABLATIONS,
+        VALIDITY_CHECKS,
         *ANALYSIS_TABLES,
     )
 }

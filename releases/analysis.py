@@ -67,6 +67,9 @@ SHIPPED: dict[str, str] = {
         "jaggedness",
         "verbosity",
         "verbosity_changes",
+        "composite_alternatives",
+        "late_block",
+        "rethink_fallback",
     )
 }
 # analyse()'s tables that a release holds under another name or as a pivot of a shipped table.

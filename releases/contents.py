@@ -27,7 +27,7 @@ import pandas as pd
 from arena.secrets import MOVE_TEXT_FIELDS, environment_secrets, redact_all
 from engines.axes.benchmark import diagnostics_tables
 from engines.gbg import ENGINE_VERSION, GameSpec, rulebook
-from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig
+from engines.gbg.generator import CONFIGS, GENERATOR_VERSION
 from engines.tournament.records import WALL_CLOCK_COLUMNS as MATCH_WALL_CLOCK_COLUMNS
 from quality.gates import GateResult, reproduction
 from quality.release_gates import MATCH_TABLES, release_gates
@@ -248,16 +248,18 @@ def roster_records(tables: Mapping[str, pd.DataFrame]) -> list[dict[str, Any]]:
 
 
 def generation_configs(tables: Mapping[str, pd.DataFrame]) -> dict[str, Any]:
-    """The generation config(s) behind the seed pool, by hash (the default config in full; an
-    unknown hash as null)."""
+    """The generation config(s) behind the seed pool, by hash (a known config, ``default`` or
+    ``paper``, in full; an unknown hash as null)."""
     if "seed_pool" not in tables or "config_hash" not in tables["seed_pool"].columns:
         return {}
-    default = GenerationConfig()
+    known = {c.config_hash: c for c in CONFIGS.values()}
     hashes = sorted(set(tables["seed_pool"]["config_hash"].astype(str)))
+    # The canonical JSON of a known configuration: for the default, exactly its fields before
+    # the paper's configuration added any.
     return {
         "generator_version": GENERATOR_VERSION,
         "configs": {
-            h: default.model_dump(mode="json") if h == default.config_hash else None for h in hashes
+            h: json.loads(known[h].canonical_json()) if h in known else None for h in hashes
         },
     }
 

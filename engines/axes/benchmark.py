@@ -68,8 +68,10 @@ AXIS_SCORE_COLUMNS: tuple[str, ...] = (
     *(f"{seat}_{a}" for a in SEAT_AXES for seat in ("alice", "bob")),
     *(f"rerun_{a}" for a in AXES),
     *DIAGNOSTIC_COLUMNS,
+    "rulebook_chars",
 )
-"""The columns of an ``axis_scores`` row, in order."""
+"""The columns of an ``axis_scores`` row, in order (``rulebook_chars``: the length of the
+rulebook the players are served, the regressor of the verbosity check, Appendix E)."""
 
 
 def screening_table(
@@ -134,7 +136,11 @@ def selection_figure(screening: pd.DataFrame, selected: pd.DataFrame) -> bytes:
 
 
 def axis_row(
-    token: str, spec: GameSpec, selected: bool, report_data: Mapping[str, Any]
+    token: str,
+    spec: GameSpec,
+    selected: bool,
+    report_data: Mapping[str, Any],
+    rulebook_chars: int | None = None,
 ) -> dict[str, Any]:
     """One ``axis_scores`` row (:data:`AXIS_SCORE_COLUMNS`) from an ``AxisReport.to_dict()``."""
     axes, errors = report_data["axes"], report_data["sampling_error"]
@@ -165,6 +171,7 @@ def axis_row(
             "rerun_seconds": diagnostics.get("rerun_seconds"),
             "engine_version": ENGINE_VERSION,
             "axes_version": AXES_VERSION,
+            "rulebook_chars": rulebook_chars,
         }
     )
     return row

@@ -318,8 +318,16 @@ def _metric(spec: GameSpec) -> list[str]:
     return lines
 
 
-def rulebook(spec: GameSpec) -> str:
-    """The complete rulebook of ``spec`` (Markdown)."""
+STYLES = ("compact", "paper")
+
+
+def rulebook(spec: GameSpec, style: str = "compact") -> str:
+    """The complete rulebook of ``spec`` (Markdown) in ``style``: ``compact`` (every rule
+    once) or ``paper`` (the paper's Appendix B style: every rule with a worked example)."""
+    if style == "paper":
+        return paper_rulebook(spec)
+    if style != "compact":
+        raise ValueError(f"unknown rulebook style {style!r}; choose one of: {', '.join(STYLES)}")
     deck = spec.deck
     ranks = ", ".join(f"{r.label} (value {r.value})" for r in deck.ranks)
     suits = ", ".join(deck.suits)
@@ -445,3 +453,403 @@ def consistency_errors(spec: GameSpec, text: str) -> list[str]:
             place = "the rulebook" if where is None else f"the section of {where}"
             errors.append(f"{item}: {needle!r} not stated in {place}")
     return errors
+
+
+# --- the paper's style: every rule with a worked example -----------------------------------------
+
+
+def _cards(spec: GameSpec) -> list[str]:
+    """Every distinct card label of the deck, lowest rank first."""
+    return [f"{r.label}{s}" for r in spec.deck.ranks for s in spec.deck.suits]
+
+
+def _example_hands(spec: GameSpec, size: int) -> tuple[list[str], list[str]]:
+    """Two example hands of ``size`` cards each, dealt from the deck without repeats: Alice's
+    from the high ranks, Bob's from the low ranks (copies allowing, a deck card appears once)."""
+    cards = _cards(spec) * spec.deck.copies
+    size = max(1, min(size, len(cards) // 2))
+    return cards[::-1][:size], cards[:size]
+
+
+def _value(spec: GameSpec, card: str) -> int:
+    label = card[:-1]
+    return next(r.value for r in spec.deck.ranks if r.label == label)
+
+
+def _sum_score(spec: GameSpec, hand: list[str]) -> tuple[int, list[str]]:
+    """A hand's rank sum with the showdown rules, and the terms that make it up."""
+    total = sum(_value(spec, c) for c in hand)
+    terms = [" + ".join(str(_value(spec, c)) for c in hand)]
+    for rule in spec.showdown.metric.rules:
+        n = sum(1 for c in hand if c[:-1] == rule.rank)
+        if rule.kind == "per_card" and n:
+            total += rule.points * n
+            terms.append(f"{rule.points:+d} x {n} for {rule.rank}")
+        elif rule.kind == "pair_of" and n >= 2:
+            total += rule.points
+            terms.append(f"{rule.points:+d} for the pair of {rule.rank}s")
+    return total, terms
+
+
+def _bet_sizes(p: BettingPhase, pot: int) -> list[int]:
+    stake = p.stake
+    if stake.kind == "fixed":
+        return [stake.size]
+    if stake.kind == "grid":
+        return list(stake.amounts)
+    return sorted({max(1, (pot * x + 50) // 100) for x in stake.percents})
+
+
+def _example_betting(p: BettingPhase, spec: GameSpec) -> list[str]:
+    pot = 2 * spec.ante + sum(p.forced)
+    sizes = _bet_sizes(p, pot)
+    bet = sizes[0]
+    lines = [
+        f"Example: suppose nothing has been bet yet in this round and the pot holds "
+        f"{chips(pot)} (both antes{' and the forced bets' if any(p.forced) else ''}). The "
+        f"first player may check or bet; say it bets {chips(bet)}, so the pot holds "
+        f"{chips(pot + bet)}. The other player now faces a bet of {chips(bet)}: it may fold "
+        f"(the bettor takes the pot of {chips(pot + bet)} and the deal ends at once), call "
+        f"(it puts in {chips(bet)}, the pot holds {chips(pot + 2 * bet)} and the round ends), "
+        + (
+            f"or raise (it calls {chips(bet)} and adds a raise on top)."
+            if p.raise_cap > 1
+            else "but not raise: the bet already used the round's only bet or raise."
+        )
+    ]
+    if p.stake.kind == "pot":
+        x = p.stake.percents[-1]
+        lines.append(
+            f"Example of a pot-sized amount: with {chips(pot)} in the pot, a {x}% bet is "
+            f"({pot} x {x} / 100, rounded to the nearest chip, halves up) "
+            f"{chips(max(1, (pot * x + 50) // 100))}."
+        )
+    elif p.stake.kind == "grid" and len(sizes) > 1:
+        gap = next((x for x in range(sizes[0], sizes[-1]) if x not in sizes), None)
+        other = (
+            f"but not {chips(gap)}, which is not on the grid"
+            if gap is not None
+            else f"but never more than {chips(sizes[-1])}"
+        )
+        lines.append(
+            f"Example of the grid: a player with enough chips may bet {chips(sizes[0])} or "
+            f"{chips(sizes[-1])}, {other}."
+        )
+    lines.append(
+        "Example of the end of a round: if both players check, the round ends with nothing "
+        "added to the pot and play moves on."
+    )
+    return lines
+
+
+def _example_simultaneous(p: SimultaneousPhase) -> list[str]:
+    a, b = p.options[0], p.options[-1]
+    cell = next((c for c in p.matrix if c.alice == a.name and c.bob == b.name), None)
+    effects = []
+    for who, o in (("Alice", a), ("Bob", b)):
+        parts = []
+        if o.pot_chips:
+            parts.append(f"puts {chips(o.pot_chips)} into the pot")
+        if o.score_delta:
+            parts.append(f"gains {o.score_delta:+d} showdown points")
+        effects.append(f"{who} {' and '.join(parts) if parts else 'has no effect from her choice'}")
+    effects[1] = effects[1].replace("her choice", "his choice")
+    text = (
+        f"Example: Alice chooses {a.name} and Bob chooses {b.name}. Both choices are revealed "
+        f"together: {effects[0]}; {effects[1]}."
+    )
+    if cell is not None:
+        payer, payee = ("Bob", "Alice") if cell.transfer > 0 else ("Alice", "Bob")
+        text += f" For this pair of choices {payer} also pays {payee} {chips(abs(cell.transfer))}."
+    else:
+        text += " No direct payment is listed for this pair of choices."
+    return [text, "Neither player learns the other's choice before making its own."]
+
+
+def _example_auction(p: AuctionPhase) -> list[str]:
+    low, high = p.bids[0], p.bids[-1]
+    price = high if p.pricing == "first" else low
+    tie = {
+        "no_sale": "nobody wins the item and nobody pays",
+        "alice": "Alice wins the item and pays her bid",
+        "bob": "Bob wins the item and pays his bid",
+    }[p.tie]
+    return [
+        f"Example: Alice bids {high} and Bob bids {low}. Alice's bid is higher, so she wins "
+        f"and pays {chips(price)} into the pot ({p.pricing} price); Bob pays nothing.",
+        f"Example of a tie: if both bid {high}, {tie}.",
+    ]
+
+
+def _example_peek(p: PeekPhase) -> list[str]:
+    who = {"alice": "Alice", "bob": "Bob", "both": "Alice", "position": "the holder"}[p.who]
+    lines = []
+    if p.optional:
+        cost = f" pays {chips(p.cost)} into the pot and" if p.cost else ""
+        lines.append(
+            f"Example: {who} chooses 'peek',{cost} looks at the card; the opponent is told "
+            f"that {who} peeked but not which card {who} saw. Choosing 'pass' costs nothing "
+            "and shows nothing."
+        )
+    else:
+        lines.append(f"Example: {who} is shown the card privately; the opponent is not told it.")
+    if p.risk:
+        lines.append(
+            f"Example of the risk: after peeking, a chance draw decides whether the peeker pays "
+            f"{chips(p.risk.chips)}; this happens in {p.risk.percent} of 100 peeks on average."
+        )
+    if p.who == "position":
+        lines.append("If nobody holds the position, nobody looks and play moves on.")
+    return lines
+
+
+def _example_position(p: PositionPhase, spec: GameSpec) -> list[str]:
+    a, b = _example_hands(
+        spec, spec.phases[0].count if isinstance(spec.phases[0], DealPhase) else 1
+    )
+    crit = p.criterion
+    if crit == "chip_leader":
+        text = (
+            "Example: if Alice has 9 chips behind and Bob 7, Alice holds the position; with "
+            "equal stacks nobody does."
+        )
+    elif crit == "pair":
+        text = (
+            "Example: a player holding two cards of the same rank, when the other player holds "
+            "no such pair, holds the position; if both or neither hold a pair, nobody does."
+        )
+    else:
+        va = sorted((_value(spec, c) for c in a), reverse=True)
+        vb = sorted((_value(spec, c) for c in b), reverse=True)
+        if crit == "high_card":
+            alice_wins = va > vb
+            how = f"highest cards {va[0]} against {vb[0]}"
+        elif crit == "high_sum":
+            alice_wins = sum(va) > sum(vb)
+            how = f"sums {sum(va)} against {sum(vb)}"
+        else:
+            alice_wins = sum(va) < sum(vb)
+            how = f"sums {sum(va)} against {sum(vb)}, the lower sum taking it"
+        holder = "Alice" if alice_wins else "Bob"
+        if va == vb:
+            holder = "nobody"
+        text = (
+            f"Example: with Alice holding {', '.join(a)} and Bob holding {', '.join(b)} "
+            f"({how}), {holder} holds the {p.name} position."
+        )
+    lines = [text]
+    lines.append(
+        "Only the holder is told; the other player is not told whether the opponent holds it."
+        if p.hidden
+        else "Both players are told who holds it, or that nobody does."
+    )
+    if p.perk and p.perk.kind == "peek":
+        lines.append("The holder then sees one of the opponent's cards, chosen at random.")
+    elif p.perk:
+        lines.append(
+            f"At the showdown the holder's score includes the perk of {p.perk.points:+d} points."
+        )
+    return lines
+
+
+def _example_side_bet(p: SideBetPhase, spec: GameSpec) -> list[str]:
+    prop = describe_predicate(p.proposition, subject="the bettor")
+    return [
+        f"Example: Alice places the side bet; Bob covers it, and each sets {chips(p.stake)} "
+        f"aside. At the end of the deal, if {prop.replace('the bettor', 'Alice')}, Alice takes "
+        f"both stakes ({chips(2 * p.stake)}, a gain of {chips(p.stake)}); otherwise Bob takes "
+        f"them. This happens whoever wins the pot, and even if someone folded."
+    ]
+
+
+def _example_cards(p: Phase) -> list[str]:
+    if isinstance(p, DealPhase):
+        return [
+            f"Example: the dealer gives Alice a card, then Bob a card, until each holds "
+            f"{p.count}; each player sees only its own cards."
+        ]
+    if isinstance(p, RevealPhase):
+        return [
+            f"Example: {p.count} card(s) are turned face up in the middle; both players see "
+            "them, and they stay on the board until the end of the deal."
+        ]
+    if isinstance(p, DrawPhase):
+        return [
+            f"Example: a player who draws receives {p.count} card(s) face down from the top of "
+            "the deck and adds them to its hand; the opponent sees how many, not which."
+        ]
+    if isinstance(p, SwapPhase):
+        return [
+            "Example: a player who swaps names one card of its hand, e.g. 'swap <card>'; a "
+            "player who keeps says 'keep' and its hand does not change."
+        ]
+    return []
+
+
+def _example(p: Phase, spec: GameSpec) -> list[str]:
+    if isinstance(p, BettingPhase):
+        return _example_betting(p, spec)
+    if isinstance(p, SimultaneousPhase):
+        return _example_simultaneous(p)
+    if isinstance(p, AuctionPhase):
+        return _example_auction(p)
+    if isinstance(p, PeekPhase):
+        return _example_peek(p)
+    if isinstance(p, PositionPhase):
+        return _example_position(p, spec)
+    if isinstance(p, SideBetPhase):
+        return _example_side_bet(p, spec)
+    return _example_cards(p)
+
+
+def _example_edges(spec: GameSpec, index: int) -> list[str]:
+    p = spec.phases[index]
+    if not any(e.when is not None for e in p.next):
+        return []
+    first = next(e for e in p.next if e.when is not None)
+    conditions = sum(e.when is not None for e in p.next)
+    rest = next((e.to for e in p.next if e.when is None), "showdown")
+    after = (
+        "the next condition is checked in the same way"
+        if conditions > 1
+        else f"play continues at {'the showdown' if rest == 'showdown' else 'phase ' + rest}"
+    )
+    return [
+        f"Example of the branch: when this phase ends, the first condition is checked. If "
+        f"{describe_predicate(first.when) if first.when else ''}, play goes to "
+        f"{'the showdown' if first.to == 'showdown' else 'phase ' + first.to}, skipping every "
+        f"phase in between; if not, {after}."
+    ]
+
+
+def _example_showdown(spec: GameSpec) -> list[str]:
+    m = spec.showdown.metric
+    size = max(1, cards_in_hand(spec))
+    a, b = _example_hands(spec, size)
+    if m.kind in ("rank_sum", "low_sum") and not m.use_board:
+        sa, ta = _sum_score(spec, a)
+        sb, tb = _sum_score(spec, b)
+        if sa == sb:
+            verdict = "the scores are equal: a tie, and each player takes back its own chips"
+        elif (sa > sb) == (m.kind == "rank_sum"):
+            verdict = "Alice wins the pot"
+        else:
+            verdict = "Bob wins the pot"
+        return [
+            f"Example: Alice shows {', '.join(a)} and scores {sa} ({'; '.join(ta)}); Bob shows "
+            f"{', '.join(b)} and scores {sb} ({'; '.join(tb)}). With no showdown points from "
+            f"options or positions, {verdict}.",
+            "Example of showdown points: a player with +2 showdown points adds 2 to its score "
+            + (
+                "(which helps it)."
+                if m.kind == "rank_sum"
+                else "before the comparison; under "
+                "this lower-wins metric the points are subtracted from its sum (which helps it)."
+            ),
+        ]
+    if m.kind == "high_card" and not m.use_board:
+        return [
+            f"Example: Alice shows {', '.join(a)} and Bob shows {', '.join(b)}. Their highest "
+            f"cards are compared first, then the next highest, and so on; with no showdown "
+            f"points on either side, {'Alice' if a != b else 'nobody'} wins.",
+            "Example of showdown points: a player with 1 showdown point beats a player with "
+            "none, whatever their cards.",
+        ]
+    return [
+        "Example: with no showdown points on either side, the hands (and the board where the "
+        "metric uses it) are compared as described above; equal hands are a tie and each "
+        "player takes back its own chips.",
+        "Example of showdown points: a player with 1 showdown point beats a player with none, "
+        "whatever their cards.",
+    ]
+
+
+def cards_in_hand(spec: GameSpec) -> int:
+    return spec.phases[0].count if isinstance(spec.phases[0], DealPhase) else 1
+
+
+def paper_rulebook(spec: GameSpec) -> str:
+    """The rulebook in the paper's style: an overview, the information each player has, and
+    every rule stated as in the compact rulebook followed by a worked example with the game's
+    own numbers.  The consistency gate reads it exactly as the compact one (same sections)."""
+    deck = spec.deck
+    ranks = ", ".join(f"{r.label} (value {r.value})" for r in deck.ranks)
+    suits = ", ".join(deck.suits)
+    copies = f", {deck.copies} copies of each card" if deck.copies > 1 else ""
+    cards = _cards(spec)
+    kinds = [p.title or p.id for p in spec.phases]
+    pot = 2 * spec.ante
+    out = [
+        f"# Rulebook: {spec.name}",
+        "",
+        "## Overview",
+        "This is a two-player zero-sum card game between Alice and Bob, played one deal at a "
+        "time. Your goal is to end the deal with as many chips as possible: whatever one player "
+        "wins, the other loses, so every chip you gain is a chip your opponent loses.",
+        f"A deal runs through {len(spec.phases)} phases in order ({', '.join(kinds)}), some of "
+        "which may be skipped by the conditions stated below, and ends either when a player "
+        "folds or at the showdown, where the hands are compared.",
+        "Example: if Alice ends the deal with 3 chips more than she started with, Bob ends it "
+        "with 3 chips fewer; Alice's chip lead over Bob is then 6.",
+        "",
+        "## Cards",
+        f"The deck has {deck.size} cards: ranks {ranks}; suits {suits}{copies}. A card is "
+        "written as its rank followed by its suit. The deck is shuffled before every deal.",
+        f"The cards are: {', '.join(cards)}.",
+        f"Example: {cards[-1]} is the card of rank {deck.ranks[-1].label} (value "
+        f"{deck.ranks[-1].value}) in suit {deck.suits[-1]}; it outranks {cards[0]} (value "
+        f"{deck.ranks[0].value}). Suits have no order of their own.",
+        "",
+        "## Chips",
+        f"Each player starts with {chips(spec.stack)}. Each player antes {chips(spec.ante)} "
+        "into the pot before the deal. You can never bet more than you have behind.",
+        f"Example: after the antes the pot holds {chips(pot)} and each player has "
+        f"{chips(spec.stack - spec.ante)} behind. Chips in the pot belong to nobody until the "
+        "deal is settled.",
+        "",
+        "## What each player knows",
+        "- You always see your own cards, the board (cards dealt face up), both players' chips "
+        "behind, the pot, the current phase and every action announced so far.",
+        "- You never see the opponent's private cards unless a rule shows you one (a peek, a "
+        "swap with the opponent, or the showdown).",
+        "- Positions are announced as their rules state (to both players, or to the holder only).",
+        "Example: if your opponent peeks at one of your cards, you are told that it peeked, but "
+        "not which card it saw.",
+        "",
+        "## Sequence of play",
+    ]
+    for i, p in enumerate(spec.phases):
+        out.append("")
+        out.append(phase_heading(i + 1, p))
+        out.extend(_describe(p, spec))
+        out.extend(_example(p, spec))
+        out.append(_edges(spec, i))
+        out.extend(_example_edges(spec, i))
+    metric = _metric(spec)
+    if spec.showdown.metric.kind == "low_sum":
+        # The engine subtracts showdown points from a low sum (they help the holder).
+        metric[-1] = (
+            "- Showdown points from options and positions are subtracted from a player's sum "
+            "(they help it, since the lower sum wins)."
+        )
+    out += ["", "## Showdown", *metric, *_example_showdown(spec)]
+    out += [
+        "",
+        "## Settlement",
+        "- If a player folds, the other player takes the whole pot and the hands are not shown.",
+        "- At the showdown both hands are shown and the winner takes the whole pot.",
+        "- On a tie, each player takes back exactly the chips it put into the pot.",
+        "- Your result for the deal is your chips at the end minus your chips at the start.",
+        f"Example: Alice and Bob each put {chips(spec.ante)} in as antes and then 2 chips "
+        f"each in betting; the pot holds {chips(pot + 4)}. If Bob wins at the showdown he "
+        f"takes all {pot + 4}: his result is +{spec.ante + 2} and Alice's is -{spec.ante + 2}. "
+        "On a tie each takes back what it put in, and both results are 0.",
+        "",
+        "## Your turn",
+        "At each decision you receive what you can see so far and the list of legal actions. "
+        'Reply with a JSON object {"action": "<one of the legal actions>"}, copying the action '
+        "exactly as listed.",
+        'Example: if the legal actions are "check" and "bet 2", reply {"action": "bet 2"} to '
+        "bet. A reply that is not one of the listed actions cannot be played.",
+    ]
+    return "\n".join(out) + "\n"

@@ -11,6 +11,7 @@ pool stops at the seed that brings the N-th acceptance, whatever the scheduling.
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections import Counter
@@ -19,6 +20,7 @@ from typing import Any
 
 from engines.gbg.acceptance import AcceptanceSettings, evaluate
 from engines.gbg.generator import GenerationConfig, generate
+from engines.gbg.inertness import INERT_REASON, inert_phases
 from engines.gbg.rulebook import consistency_errors, rulebook
 from engines.gbg.spec import GameSpec
 from engines.tasks import InlinePool, TaskPool, TaskResult
@@ -59,9 +61,13 @@ def error_line(exc: BaseException) -> str:
 
 
 def screen_seed(
-    seed: int, config: GenerationConfig, settings: AcceptanceSettings
+    seed: int, config: GenerationConfig, settings: AcceptanceSettings, style: str = "compact"
 ) -> dict[str, Any]:
-    """Generate and judge one seed; every outcome is a record, never an exception."""
+    """Generate and judge one seed; every outcome is a record, never an exception.
+
+    ``style`` is the rulebook style whose length is recorded.  A configuration that rejects
+    inert phases (``reject_inert``) adds the reason ``inert_phase`` and the column
+    ``inert_phases`` (the offending phases with their reasons, JSON)."""
     try:
         spec = generate(seed, config)
     except Exception as exc:  # recorded, not raised: a pool never dies on one seed
@@ -73,7 +79,7 @@ def screen_seed(
         }
     try:
         verdict = evaluate(spec, settings, seed=seed)
-        text = rulebook(spec)
+        text = rulebook(spec, style=style)
     except Exception as exc:  # an engine failure in random play rejects the game, not the pool
         return {
             "seed": seed,
@@ -84,6 +90,11 @@ def screen_seed(
         }
     gaps = consistency_errors(spec, text)
     reasons = list(verdict["reasons"]) + (["rulebook_inconsistent"] if gaps else [])
+    extra: dict[str, Any] = {}
+    if config.reject_inert:
+        inert = inert_phases(spec)
+        reasons += [INERT_REASON] if inert else []
+        extra["inert_phases"] = json.dumps(inert)
     figures = verdict["figures"]
     return {
         "seed": seed,
@@ -99,13 +110,16 @@ def screen_seed(
         "rare_phase_share": figures["rare_phase_share"],
         "branch_conditions": figures["branch_conditions"],
         **features(spec),
+        **extra,
     }
 
 
-def _screen_chunk(seeds: list[int], config_json: str, settings_json: str) -> list[dict[str, Any]]:
+def _screen_chunk(
+    seeds: list[int], config_json: str, settings_json: str, style: str = "compact"
+) -> list[dict[str, Any]]:
     config = GenerationConfig.model_validate_json(config_json)
     settings = AcceptanceSettings.model_validate_json(settings_json)
-    return [screen_seed(s, config, settings) for s in seeds]
+    return [screen_seed(s, config, settings, style) for s in seeds]
 
 
 def screen(
@@ -116,6 +130,7 @@ def screen(
     *,
     pool: TaskPool | None = None,
     max_seeds: int | None = None,
+    style: str = "compact",
     chunk: int = 8,
     progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
@@ -137,7 +152,7 @@ def screen(
     while True:
         while len(in_flight) < window and next_seed < end:
             seeds = list(range(next_seed, min(end, next_seed + size)))
-            in_flight.append(pool.submit(_screen_chunk, seeds, cfg, sts))
+            in_flight.append(pool.submit(_screen_chunk, seeds, cfg, sts, style))
             next_seed += len(seeds)
         if not in_flight:
             return
@@ -162,7 +177,12 @@ def summarise(verdicts: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
             freq[f] = sum(bool(v[f"has_{f}"]) for v in accepted) / len(accepted)
         for metric, n in Counter(v["metric"] for v in accepted).items():
             freq[f"metric_{metric}"] = n / len(accepted)
+    moves = [float(v["moves_per_player"]) for v in accepted if "moves_per_player" in v]
+    inert = sum(1 for v in accepted if v.get("inert_phases") not in (None, "", "[]"))
     return {
+        "moves_per_player_mean": statistics.fmean(moves) if moves else 0.0,
+        "moves_per_player_max": max(moves) if moves else 0.0,
+        "accepted_with_inert_phases": inert,
         "sampled": len(verdicts),
         "accepted": len(accepted),
         "acceptance_rate": len(accepted) / len(verdicts) if verdicts else 0.0,
@@ -178,6 +198,66 @@ def summarise(verdicts: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
         "seconds": seconds,
         "seeds_per_second": len(verdicts) / seconds if seconds > 0 else 0.0,
     }
+
+
+# What the paper reports of its pool (Section 3; Appendix E, "Robustness to rulebook-based
+# confounds"): 2,000 of 12,351 sampled seeds accepted; rulebooks of the benchmark games from
+# roughly 8,600 to just under 39,000 characters; no more than ten moves per player under random
+# play (an acceptance criterion).  It gives no rejection counts and no feature frequencies.
+PAPER_POOL = {
+    "sampled": 12_351,
+    "accepted": 2_000,
+    "acceptance_rate": 2_000 / 12_351,
+    "rulebook_chars_min": 8_600,
+    "rulebook_chars_max": 39_000,
+    "max_moves_per_player": 10.0,
+}
+NOT_REPORTED = "not reported"
+
+
+def paper_comparison(summary: dict[str, Any]) -> list[dict[str, str]]:
+    """The pool's picture side by side with the paper's figures, one row per quantity
+    (``quantity``, ``ours``, ``paper``); a quantity the paper does not give says so."""
+    sampled = max(summary["sampled"], 1)
+    lengths = summary["rulebook_chars"]
+    rows = [
+        {
+            "quantity": "acceptance rate",
+            "ours": f"{summary['acceptance_rate']:.1%} ({summary['accepted']} of "
+            f"{summary['sampled']})",
+            "paper": f"{PAPER_POOL['acceptance_rate']:.1%} (2,000 of 12,351)",
+        },
+        {
+            "quantity": "rulebook characters (accepted)",
+            "ours": f"min {lengths['min']:,}, median {lengths['median']:,.0f}, "
+            f"max {lengths['max']:,}",
+            "paper": "8,600 to just under 39,000 (the 50 benchmark games)",
+        },
+        {
+            "quantity": "moves per player, random play (accepted)",
+            "ours": f"mean {summary.get('moves_per_player_mean', 0.0):.2f}, max "
+            f"{summary.get('moves_per_player_max', 0.0):.2f}",
+            "paper": "at most 10 (criterion); seed 4643: "
+            f"{summary.get('paper_example_moves', NOT_REPORTED)}",
+        },
+    ]
+    for reason, n in summary["rejections"].items():
+        rows.append(
+            {
+                "quantity": f"rejected for {reason}",
+                "ours": f"{n / sampled:.1%} of seeds",
+                "paper": NOT_REPORTED,
+            }
+        )
+    for feature, share in summary["feature_frequencies"].items():
+        rows.append(
+            {
+                "quantity": f"accepted games with {feature}",
+                "ours": f"{share:.0%}",
+                "paper": NOT_REPORTED,
+            }
+        )
+    return rows
 
 
 def run_pool(start: int, target: int, **kwargs: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:

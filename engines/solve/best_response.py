@@ -21,8 +21,12 @@ returns a mapping from each legal action to its probability.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
 
 from engines.gbg.engine import CHANCE, TERMINAL, State, new_deal
 from engines.gbg.spec import GameSpec
@@ -123,9 +127,10 @@ def respond(spec: GameSpec, seat: int, opponent: Policy, best: bool = True) -> R
 
 def respond_both(spec: GameSpec, seat: int, opponent: Policy) -> tuple[Response, Response]:
     """The best and the worst response of ``seat`` to ``opponent`` from one expansion of the
-    tree (the expensive step), as ``respond`` would give them one at a time."""
-    root, own = _expand(spec, seat, opponent)
-    return _respond(root, own, seat, True), _respond(root, own, seat, False)
+    tree (the expensive step), as ``respond`` would give them one at a time; by the array form
+    (``respond_arrays``), which holds the tree as flat arrays instead of engine states."""
+    best, worst, _ = respond_arrays(spec, seat, opponent)
+    return best, worst
 
 
 def _respond(root: _Node, own: list[_Node], seat: int, best: bool) -> Response:
@@ -202,3 +207,189 @@ def efficiency(spec: GameSpec, seat: int, player: Policy, opponent: Policy) -> E
     best = respond(spec, seat, opponent, best=True).value
     worst = respond(spec, seat, opponent, best=False).value
     return Efficiency(policy_value(spec, seat, player, opponent), best, worst)
+
+
+# --- the array form: one expansion, flat arrays, backward passes vectorised over histories ------
+
+# The size limit of the array form: histories (nodes of the tree in explicit-chance mode,
+# the responder's choices included).  At about 60 bytes per history in the arrays, 20 million
+# histories stay near 1.2 GB; the expansion itself (the engine's state clones) takes roughly
+# 15-40 microseconds per history, so the limit is also about ten minutes of one core.
+MAX_ARRAY_HISTORIES = 20_000_000
+
+KIND_TERMINAL, KIND_CHANCE, KIND_OWN, KIND_OPPONENT = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A game tree seen by ``seat`` against a fixed opponent, as flat arrays in DFS order.
+
+    ``parent`` (-1 at the root), ``weight`` (the chance or opponent probability of the edge from
+    the parent; 1 below the responder's nodes), ``action`` (the index of the edge's action among
+    the parent's legal actions), ``depth`` (tree depth), ``kind``, ``info`` (the information
+    set's id at the responder's nodes, else -1), ``own_depth`` (the responder's decisions
+    before), ``reach`` (chance x opponent probability), ``payoff`` (the responder's chips at
+    terminal histories).  ``infosets`` names the information sets and ``actions`` their legal
+    actions."""
+
+    seat: int
+    parent: npt.NDArray[np.int64]
+    weight: npt.NDArray[np.float64]
+    action: npt.NDArray[np.int64]
+    depth: npt.NDArray[np.int64]
+    kind: npt.NDArray[np.int8]
+    info: npt.NDArray[np.int64]
+    own_depth: npt.NDArray[np.int64]
+    reach: npt.NDArray[np.float64]
+    payoff: npt.NDArray[np.float64]
+    infosets: tuple[str, ...]
+    actions: tuple[tuple[str, ...], ...]
+
+    @property
+    def histories(self) -> int:
+        return len(self.parent)
+
+
+def expand_tree(
+    spec: GameSpec, seat: int, opponent: Policy, limit: int = MAX_ARRAY_HISTORIES
+) -> Tree:
+    """Enumerate the tree once into flat arrays (only the current DFS path holds states)."""
+    parent: list[int] = []
+    weight: list[float] = []
+    action: list[int] = []
+    depth: list[int] = []
+    kind: list[int] = []
+    info: list[int] = []
+    own_depth: list[int] = []
+    reach: list[float] = []
+    payoff: list[float] = []
+    ids: dict[str, int] = {}
+    menus: list[tuple[str, ...]] = []
+    stack: list[tuple[State, int, float, int, int, int, float]] = [
+        (new_deal(spec, explicit_chance=True), -1, 1.0, -1, 0, 0, 1.0)
+    ]
+    while stack:
+        st, up, w, a_index, d, od, r = stack.pop()
+        node = len(parent)
+        if node >= limit:
+            raise ValueError(
+                f"{spec.name}: more than {limit:,} histories; too large to solve exactly"
+            )
+        parent.append(up)
+        weight.append(w)
+        action.append(a_index)
+        depth.append(d)
+        own_depth.append(od)
+        reach.append(r)
+        player = st.current_player
+        if player == TERMINAL:
+            kind.append(KIND_TERMINAL)
+            info.append(-1)
+            payoff.append(float(st.returns()[seat]))
+            continue
+        payoff.append(0.0)
+        if player == CHANCE:
+            kind.append(KIND_CHANCE)
+            info.append(-1)
+            for o, p in st.chance_outcomes():
+                kid = st.clone()
+                kid.apply_chance(o)
+                stack.append((kid, node, p, -1, d + 1, od, r * p))
+            continue
+        legal = st.legal_actions()
+        if player == seat:
+            kind.append(KIND_OWN)
+            key = st.information_state(seat)
+            if key not in ids:
+                ids[key] = len(menus)
+                menus.append(tuple(legal))
+            info.append(ids[key])
+            for k, a in enumerate(legal):
+                kid = st.clone()
+                kid.apply(a)
+                stack.append((kid, node, 1.0, k, d + 1, od + 1, r))
+        else:
+            kind.append(KIND_OPPONENT)
+            info.append(-1)
+            probs = opponent(st, player)
+            for k, a in enumerate(legal):
+                # Zero-probability actions are kept (reach 0): the response then has a choice
+                # at every information set of the game, as the tree-of-states solver does.
+                p = float(probs.get(a, 0.0))
+                kid = st.clone()
+                kid.apply(a)
+                stack.append((kid, node, p, k, d + 1, od, r * p))
+    return Tree(
+        seat=seat,
+        parent=np.asarray(parent, dtype=np.int64),
+        weight=np.asarray(weight, dtype=np.float64),
+        action=np.asarray(action, dtype=np.int64),
+        depth=np.asarray(depth, dtype=np.int64),
+        kind=np.asarray(kind, dtype=np.int8),
+        info=np.asarray(info, dtype=np.int64),
+        own_depth=np.asarray(own_depth, dtype=np.int64),
+        reach=np.asarray(reach, dtype=np.float64),
+        payoff=np.asarray(payoff, dtype=np.float64),
+        infosets=tuple(sorted(ids, key=ids.__getitem__)),
+        actions=tuple(menus),
+    )
+
+
+def _values(tree: Tree, chosen: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """Every history's value for the responder when it plays ``chosen[info]`` (an action index;
+    -1: undecided, the history's value then counts as 0), by one pass per tree depth."""
+    values = np.where(tree.kind == KIND_TERMINAL, tree.payoff, 0.0)
+    kids = np.flatnonzero(tree.parent >= 0)
+    up = tree.parent[kids]
+    own_parent = tree.kind[up] == KIND_OWN
+    follows = ~own_parent | (tree.action[kids] == chosen[np.maximum(tree.info[up], 0)])
+    edge = np.where(own_parent, 1.0, tree.weight[kids]) * follows
+    order = np.argsort(-tree.depth[kids], kind="stable")
+    kids, up, edge = kids[order], up[order], edge[order]
+    depths = tree.depth[kids]
+    bounds = np.flatnonzero(np.diff(depths)) + 1
+    for start, stop in zip(np.r_[0, bounds], np.r_[bounds, len(kids)], strict=True):
+        np.add.at(values, up[start:stop], edge[start:stop] * values[kids[start:stop]])
+    return values
+
+
+def solve_tree(tree: Tree, best: bool) -> Response:
+    """The best (or worst) pure response on ``tree``: information sets decided from the deepest
+    own-depth level to the shallowest, each level from one vectorised backward pass."""
+    n_info = len(tree.infosets)
+    chosen = np.full(max(n_info, 1), -1, dtype=np.int64)
+    own = np.flatnonzero(tree.kind == KIND_OWN)
+    kids = np.flatnonzero(tree.parent >= 0)
+    own_kids = kids[tree.kind[tree.parent[kids]] == KIND_OWN]
+    width = max((len(a) for a in tree.actions), default=1)
+    for level in sorted(set(tree.own_depth[own].tolist()), reverse=True):
+        values = _values(tree, chosen)
+        at = own_kids[tree.own_depth[tree.parent[own_kids]] == level]
+        up = tree.parent[at]
+        scores = np.zeros((n_info, width))
+        np.add.at(scores, (tree.info[up], tree.action[at]), tree.reach[up] * values[at])
+        infos = np.unique(tree.info[up])
+        for i in infos:
+            legal = scores[i, : len(tree.actions[i])]
+            chosen[i] = int(np.argmax(legal) if best else np.argmin(legal))
+    values = _values(tree, chosen)
+    choices = {tree.infosets[i]: tree.actions[i][chosen[i]] for i in range(n_info)}
+    return Response(tree.seat, float(values[0]), choices)
+
+
+def respond_arrays(
+    spec: GameSpec, seat: int, opponent: Policy, limit: int = MAX_ARRAY_HISTORIES
+) -> tuple[Response, Response, dict[str, float]]:
+    """Best and worst responses by the array form, with the tree's size and the times:
+    ``histories``, ``infosets``, ``expand_seconds``, ``solve_seconds``."""
+    started = time.perf_counter()
+    tree = expand_tree(spec, seat, opponent, limit)
+    expanded = time.perf_counter()
+    best, worst = solve_tree(tree, True), solve_tree(tree, False)
+    sizes = {
+        "histories": float(tree.histories),
+        "infosets": float(len(tree.infosets)),
+        "expand_seconds": expanded - started,
+        "solve_seconds": time.perf_counter() - expanded,
+    }
+    return best, worst, sizes

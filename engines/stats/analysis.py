@@ -28,6 +28,7 @@ from engines.stats import capability as prof
 from engines.stats import composite as comp
 from engines.stats import plots
 from engines.stats import robustness as rob
+from engines.stats import validity as val
 from engines.stats.bootstrap import DEFAULT_BOOTSTRAP
 from engines.stats.leaderboard import Leaderboard, RunSample, fit_leaderboard
 from engines.stats.pairwise import (
@@ -114,6 +115,8 @@ def analyse(
     result = Analysis(
         tables=tables, summary=summary, runs=runs, alpha_game=alpha_game, alpha_boot=alpha_boot
     )
+    if val.has_seat_columns(matches):
+        result.tables["rethink_fallback"] = val.rethink_fallback_summary(matches)
     if axis_scores is not None:
         _profile_tables(result, sample, board, matches, axis_scores, rng, config)
     return result
@@ -175,6 +178,7 @@ def _leaderboard_tables(
         "game_subsets": subsets,
         "block_leaderboard": _board_table(block_fit.leaderboard, block),
         "without_model_leaderboard": _board_table(without.leaderboard, f"without {dropped}"),
+        "late_block": val.late_block_from_runs(runs),
     }
     summary: dict[str, Any] = {
         "models": runs.n_models,
@@ -203,10 +207,13 @@ def _leaderboard_tables(
 def _payoff_scale(
     matches: pd.DataFrame, axis_scores: pd.DataFrame, game_seeds: npt.NDArray[np.int64]
 ) -> FloatArray:
-    """Random-play payoff scale per game; without it, the SD of the corpus's margins per game."""
-    if "payoff_scale" in axis_scores.columns:
+    """Random-play payoff scale per game (Section 7: jaggedness is "in units of each game's
+    payoff scale under random play"): the axes' ``std_g`` (Appendix C, STD_g), or a column
+    ``payoff_scale`` given instead; without either, the SD of the corpus's margins per game."""
+    column = next((c for c in ("std_g", "payoff_scale") if c in axis_scores.columns), None)
+    if column is not None:
         table = axis_scores.drop_duplicates("game_seed").set_index("game_seed")
-        scale = table.loc[list(game_seeds), "payoff_scale"].to_numpy(dtype=np.float64)
+        scale = table.loc[list(game_seeds), column].to_numpy(dtype=np.float64)
     else:
         deals = complete_runs(matches)
         sd = deals.groupby("game_seed")["margin_alice"].std()
@@ -243,6 +250,7 @@ def _profile_tables(
     except (ValueError, np.linalg.LinAlgError) as exc:  # halves too small to fit the slopes
         summary["not_estimable"]["half_split"] = f"{type(exc).__name__}: {exc}"
         split = pd.DataFrame({"spread": pd.Series(dtype=float)})
+    alternatives, _ = val.composite_alternatives(sample, alpha_game, z, hardest_k)
     by_temporal = comp.tertile_leaderboards(sample, temporal)
     by_composite = comp.tertile_leaderboards(sample, cx.scores)
     dropped = summary["without_model"]
@@ -271,6 +279,7 @@ def _profile_tables(
                 [_board_table(b, f"composite tertile {t + 1}") for t, b in enumerate(by_composite)]
             ),
             "variance_decomposition": decomposition,
+            "composite_alternatives": alternatives,
         }
     )
     summary.update(

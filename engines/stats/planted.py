@@ -295,6 +295,8 @@ def _match_frame(
             "margin_alice": 2 * delta,
             "status": status,
             "n_moves": n_moves,
+            "moves_alice": (n_moves + 1) // 2,
+            "moves_bob": n_moves // 2,
             "fallbacks_alice": rng.poisson(0.01, n),
             "fallbacks_bob": rng.poisson(0.01, n),
             "rethinks_alice": rng.poisson(0.05, n),

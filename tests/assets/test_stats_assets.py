@@ -44,16 +44,27 @@ def test_leaderboards_as_a_plain_function(corpus: SimulatedCorpus) -> None:
     assert metadata["leaderboard"].value.startswith("| model | alpha |")
     assert metadata["plot_leaderboard"].value.startswith("![leaderboard](data:image/png;base64,")
     assert "pairwise_margin" in metadata and "plot_per_game" in metadata
+    # Table 1's dagger on the simulated corpus's one late-block model.
+    late = metadata["late_block_models"]
+    assert late != "none" and f"{late} \u2020" in metadata["leaderboard"].value
 
 
 def test_capability_profiles_as_a_plain_function(corpus: SimulatedCorpus) -> None:
-    axes = corpus.axis_scores.loc[:, AXIS_COLUMNS]  # the contract's columns only
+    # The contract's columns: the axes and, since issue 17, the rulebook length, so the
+    # verbosity check of Appendix E runs on every axis_scores table (it was skipped before).
+    axes = corpus.axis_scores.loc[:, [*AXIS_COLUMNS, "rulebook_chars"]]
     table, metadata = build_capability_profiles(corpus.matches, axes, QUICK)
     assert len(table) == 5 * 6
     assert set(table["term"]) == {"intercept", *AXIS_COLUMNS[1:]}
     for key in ("profile", "composite_weights", "hardest_leaderboard", "jaggedness"):
         assert metadata[key].value.startswith("|")
-    assert "verbosity" not in metadata  # no rulebook lengths given
+    assert metadata["verbosity"].value.startswith("|")
+    beside = metadata["composite_alternatives_vs_paper"].value
+    assert "| unweighted mean: tertile 1 spread |" in beside and "| 1.91 |" in beside
+    for key in ("composite_alternatives", "late_block", "rethink_fallback"):
+        assert metadata[key].value.startswith("|"), key
+    without = corpus.axis_scores.loc[:, AXIS_COLUMNS]  # no rulebook lengths: check skipped
+    assert "verbosity" not in build_capability_profiles(corpus.matches, without, QUICK)[1]
     assert metadata["plot_axes"].value.startswith("![benchmark on two axes](data:image/png")
 
 

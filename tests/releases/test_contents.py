@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from engines.gbg import ENGINE_VERSION
-from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig, generate
+from engines.gbg.generator import GENERATOR_VERSION, PAPER_CONFIG, GenerationConfig, generate
 from engines.gbg.seed_pool import screen
 from quality.gates import GateResult
 from releases.contents import (
@@ -118,7 +118,13 @@ def test_generation_configs_and_the_context() -> None:
     configs = generation_configs({"seed_pool": pool})
     assert configs["generator_version"] == GENERATOR_VERSION
     assert configs["configs"]["unknown"] is None
-    assert configs["configs"][default] == GenerationConfig().model_dump(mode="json")
+    assert configs["configs"][default] == json.loads(GenerationConfig().canonical_json())
+    # The paper configuration is known too, and printed in full with its added fields.
+    paper = generation_configs(
+        {"seed_pool": pd.DataFrame({"config_hash": [PAPER_CONFIG.config_hash]})}
+    )
+    assert paper["configs"][PAPER_CONFIG.config_hash]["label"] == "paper"
+    assert paper["configs"][PAPER_CONFIG.config_hash]["reject_inert"] is True
     assert generation_configs({"seed_pool": pd.DataFrame({"seed": [1]})}) == {}
     context = release_context({"seed_pool": pool}, {"name": "demo", "seeds": 3}, {"x": 1})
     assert context.profile == "demo" and dict(context.profile_settings) == {"seeds": 3}

@@ -38,7 +38,7 @@ def test_every_table_is_produced(result: Analysis) -> None:
         "composite_scores", "hardest_leaderboard", "most_temporal_leaderboard", "half_split",
         "temporal_tertiles", "composite_tertiles", "profile", "factor_loadings", "factor_axes",
         "factor_residuals", "jaggedness", "variance_decomposition", "verbosity",
-        "verbosity_changes",
+        "verbosity_changes", "composite_alternatives", "late_block", "rethink_fallback",
     }  # fmt: skip
     assert set(result.tables) == expected
     assert all(len(t) > 0 for t in result.tables.values())
