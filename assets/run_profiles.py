@@ -10,6 +10,12 @@ The axis and screening budgets are referred to by name (``quick`` or ``paper``);
 (population size, replays per decision, ...) live with the axes in ``engines/axes`` so that the
 science has a single source for them.
 
+The move ``protocol`` (``arena.llm.protocols``) says how LLM players answer: ``paper`` (one
+answer, the paper's fallback, no rethink) in the paper profile, so its margins and fallback
+rates compare with the paper's; ``arena`` (Game Arena's rethink, the roster's K) in the demo.
+The ``roster`` asset applies it to the roster, so it is part of every LLM player's fingerprint
+and is recorded with the roster and the release's profile.
+
 This module is pure data and reads the environment only when :func:`get_profile` is called.
 """
 
@@ -25,6 +31,7 @@ DEFAULT_PROFILE = "demo"
 
 ProfileName = Literal["demo", "paper"]
 BudgetName = Literal["quick", "paper"]
+ProtocolName = Literal["paper", "arena"]
 
 
 class Profile(BaseModel):
@@ -50,6 +57,10 @@ class Profile(BaseModel):
     ablation_games: int = Field(
         ge=0, description="benchmark games the ablations add to Kuhn and Leduc (selection order)"
     )
+    protocol: ProtocolName = Field(
+        default="arena",
+        description="move protocol of LLM players: paper (one answer) | arena (rethinks)",
+    )
 
 
 PROFILES: dict[str, Profile] = {
@@ -66,6 +77,7 @@ PROFILES: dict[str, Profile] = {
         runs_per_matchup=4,
         bootstrap_resamples=200,
         ablation_games=0,
+        protocol="arena",
     ),
     "paper": Profile(
         name="paper",
@@ -80,6 +92,7 @@ PROFILES: dict[str, Profile] = {
         runs_per_matchup=20,
         bootstrap_resamples=2_000,
         ablation_games=20,
+        protocol="paper",
     ),
 }
 
