@@ -171,10 +171,14 @@ class ApiEntry(_PlayerBase):
         for a loopback host, ``standard`` otherwise)."""
         if self.transport != "auto":
             return self.transport
+        import ipaddress
         from urllib.parse import urlsplit
 
         host = (urlsplit(self.endpoint).hostname or "").lower()
-        loopback = host == "localhost" or host == "::1" or host.startswith("127.")
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = host == "localhost"
         return "lean" if loopback else "standard"
 
     @model_validator(mode="after")
