@@ -34,6 +34,28 @@ BudgetName = Literal["quick", "paper"]
 ProtocolName = Literal["paper", "arena"]
 
 
+class AblationRoles(BaseModel):
+    """Which roster players take which part in the ablations (paper, Section 8).
+
+    Names are roster player names (LLM players); ``*`` stands for every LLM player of the
+    roster (for ``judge``: the first).  ``families`` are (low, high) pairs of the same model at
+    a low and a high reasoning setting (``reasoning_effort``, a thinking budget, a token
+    budget); roster players with ``family`` set and ``variant`` low/high pair up as well.
+    A roster without LLM players leaves every role empty (the ablations then use the built-in
+    players and, when one is configured, the local model)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    players: tuple[str, ...] = Field(
+        default=("*",), description="play the disclosed and hidden arms"
+    )
+    authors: tuple[str, ...] = Field(default=(), description="write strategy programs")
+    families: tuple[tuple[str, str], ...] = Field(
+        default=(), description="thinking-budget families: (low, high) player pairs"
+    )
+    judge: str | None = Field(default=None, description="scores the move traces")
+
+
 class Profile(BaseModel):
     """The sizes of one materialization of the asset graph."""
 
@@ -60,6 +82,10 @@ class Profile(BaseModel):
     protocol: ProtocolName = Field(
         default="arena",
         description="move protocol of LLM players: paper (one answer) | arena (rethinks)",
+    )
+    ablation_roles: AblationRoles = Field(
+        default_factory=AblationRoles,
+        description="the roster players of the ablations: arms, authors, families, judge",
     )
 
 
@@ -93,6 +119,7 @@ PROFILES: dict[str, Profile] = {
         bootstrap_resamples=2_000,
         ablation_games=20,
         protocol="paper",
+        ablation_roles=AblationRoles(players=("*",), authors=("*",), judge="*"),
     ),
 }
 
