@@ -180,15 +180,22 @@ def admit_programs(
 
 
 def player_rates(records: Sequence[tuple[Record, list[Record]]]) -> dict[str, dict[str, float]]:
-    """Per player: moves, fallbacks, rethinks and their rates, over the given matches."""
+    """Per player: moves, fallbacks, rethinks and their rates, and the calls, tokens (input,
+    cached input, output), cost and latency of its moves, over the given matches."""
     moves: Counter[str] = Counter()
     fallbacks: Counter[str] = Counter()
     rethinks: Counter[str] = Counter()
+    sums: dict[str, Counter[str]] = {}
+    usage = ("calls", "input_tokens", "cached_input_tokens", "output_tokens", "cost_usd",
+             "latency_s")  # fmt: skip
     for _, match_moves in records:
         for mv in match_moves:
             moves[mv["player"]] += 1
             fallbacks[mv["player"]] += int(mv["fallback"])
             rethinks[mv["player"]] += int(mv["rethinks"])
+            own = sums.setdefault(mv["player"], Counter())
+            for key in usage:
+                own[key] += mv.get(key) or 0
     return {
         name: {
             "moves": moves[name],
@@ -196,6 +203,12 @@ def player_rates(records: Sequence[tuple[Record, list[Record]]]) -> dict[str, di
             "fallback_rate": fallbacks[name] / moves[name] if moves[name] else 0.0,
             "rethinks": rethinks[name],
             "rethink_rate": rethinks[name] / moves[name] if moves[name] else 0.0,
+            "calls": sums[name]["calls"],
+            "input_tokens": sums[name]["input_tokens"],
+            "cached_input_tokens": sums[name]["cached_input_tokens"],
+            "output_tokens": sums[name]["output_tokens"],
+            "cost_usd": round(sums[name]["cost_usd"], 9),
+            "latency_s_per_move": sums[name]["latency_s"] / moves[name] if moves[name] else 0.0,
         }
         for name in sorted(moves)
     }

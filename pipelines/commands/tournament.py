@@ -1,7 +1,8 @@
 """``genstrat tournament``: play a tournament of paired deals into a resumable corpus.
 
 - ``tournament run --roster FILE --games SEEDS --runs N --out DIR [--json]``: play every
-  scheduled deal not yet in ``DIR`` and write ``DIR/matches.parquet`` and ``DIR/moves.parquet``.
+  scheduled deal not yet in ``DIR`` (``--protocol paper|arena``: the move protocol, default
+  the roster's) and write ``DIR/matches.parquet`` and ``DIR/moves.parquet``.
   Killed at any moment and started again with the same command, it ends with the corpus an
   uninterrupted run writes.  ``SEEDS``: comma-separated generator seeds, preset names or spec
   files.  ``--parallel`` bounds the matches in flight (``--workers`` processes share them and
@@ -72,6 +73,12 @@ def register(subparsers: Any) -> None:
     run.add_argument("--offline", action="store_true", help="answer only from the cache")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    run.add_argument(
+        "--protocol",
+        choices=("paper", "arena"),
+        default=None,
+        help="move protocol (default: the roster's, else arena)",
+    )
     run.set_defaults(handler=run_command)
     plan = sub.add_parser("plan", help="estimate calls, tokens, cost and time before spending")
     plan.add_argument("--roster", required=True, metavar="FILE", help="roster YAML file")
@@ -152,7 +159,11 @@ def run_command(args: argparse.Namespace) -> int:
     from arena.tournament.runner import run_tournament
     from engines.tournament.schedule import parse_game_list
 
+    from arena.roster import with_protocol
+
     roster = load_roster(Path(args.roster))
+    if args.protocol is not None:
+        roster = with_protocol(roster, args.protocol)
     games = resolve_games(parse_game_list(args.games))
     with ProgressReporter(
         "tournament", unit="matches", every_s=COMMAND_INTERVAL_S, enabled=not args.quiet
@@ -183,7 +194,15 @@ def run_command(args: argparse.Namespace) -> int:
             print(
                 f"  {name:<24} {int(rates['moves']):>7} moves  fallbacks "
                 f"{rates['fallback_rate']:6.2%}  rethinks {rates['rethink_rate']:6.2%}"
+                + (
+                    f"  {int(rates['input_tokens'])} in ({int(rates['cached_input_tokens'])} "
+                    f"cached) / {int(rates['output_tokens'])} out tokens  "
+                    f"${rates['cost_usd']:.4f}"
+                    if rates["calls"]
+                    else ""
+                )
             )
+        print(f"  protocol: {report['protocol']}")
         for name, refusals in report["not_admitted"].items():
             for game, reason in refusals.items():
                 print(f"  not admitted: program {name!r} on game {game}: {reason}")

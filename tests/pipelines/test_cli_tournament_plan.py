@@ -71,3 +71,29 @@ def test_plan_bad_input_is_one_line(
     code = main(["tournament", "plan", "--roster", str(roster), *args])
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_run_under_the_paper_protocol_reports_rates_and_cost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.doubles.scripted_server import ScriptedServer, completion
+
+    with ScriptedServer(lambda r: completion("no idea", prompt_tokens=100)) as server:
+        roster = tmp_path / "r.yaml"
+        roster.write_text(
+            "players:\n  - {name: bot, kind: builtin, agent: random}\n"
+            f"  - {{name: llm, kind: openai, model: m, base_url: '{server.url}', "
+            "price: {input_per_mtok: 10}}\nrethinks: 2\n"
+        )
+        code = main(["tournament", "run", "--roster", str(roster), "--games", "kuhn",
+                     "--runs", "1", "--out", str(tmp_path / "t"), "--protocol", "paper",
+                     "--json", "--quiet"])  # fmt: skip
+        calls = len(server.requests)
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    llm = report["per_player"]["llm"]
+    assert report["protocol"] == "paper"
+    assert llm["rethink_rate"] == 0.0 and llm["fallback_rate"] == 1.0
+    assert llm["calls"] == llm["moves"] == calls
+    assert llm["input_tokens"] == 100 * calls
+    assert llm["cost_usd"] == pytest.approx(100 * calls * 10 / 1e6)
