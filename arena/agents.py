@@ -74,13 +74,17 @@ class PythonPlayer:
         if callable(getattr(self.agent, "decide", None)):
             decision = await self.agent.decide(state, seat, rng, call_id)
             if not isinstance(decision, Decision):
-                raise Forfeit(f"agent {self.name!r} returned {type(decision).__name__}, not a Decision")
+                raise Forfeit(
+                    f"agent {self.name!r} returned {type(decision).__name__}, not a Decision"
+                )
         else:
             action = self.agent.act(state, seat, rng)
             decision = Decision(action=action)
         took = time.perf_counter() - started
         if decision.action not in legal:
-            raise Forfeit(f"agent {self.name!r} answered {str(decision.action)[:80]!r}, not a legal action")
+            raise Forfeit(
+                f"agent {self.name!r} answered {str(decision.action)[:80]!r}, not a legal action"
+            )
         if decision.latency_s == 0.0:
             decision = dataclasses.replace(decision, latency_s=took)
         return decision

@@ -108,9 +108,7 @@ def _roles(config: AblationsConfig, profile: Profile) -> AblationRoles:
     return AblationRoles.model_validate(roles.model_dump() | update)
 
 
-def roster_settings(
-    roster: Roster, roles: AblationRoles
-) -> dict[str, object]:
+def roster_settings(roster: Roster, roles: AblationRoles) -> dict[str, object]:
     """The LLM part of ``AblationSettings`` from the roster's players in ``roles`` (names
     checked: ``ValueError`` names one that is not an LLM player of the roster)."""
     api = {e.name: e for e in roster.players if isinstance(e, ApiEntry)}

@@ -245,9 +245,7 @@ def strength_cost_frame(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame | No
     built-in bots: nothing on the cost side, the release unchanged)."""
     from engines.stats.usage import has_usage, model_usage, strength_cost
 
-    matches = next(
-        (tables[n] for n in ("complete_pairs", "match_corpus") if n in tables), None
-    )
+    matches = next((tables[n] for n in ("complete_pairs", "match_corpus") if n in tables), None)
     board = tables.get("leaderboards")
     if matches is None or board is None or matches.empty or "model" not in board.columns:
         return None

@@ -97,7 +97,9 @@ class TournamentPlan:
 
     def totals(self) -> dict[str, Any]:
         keys = ("calls", "input_tokens", "cached_input_tokens", "output_tokens")
-        out: dict[str, Any] = {k: round(sum(getattr(m, k) for m in self.models.values())) for k in keys}
+        out: dict[str, Any] = {
+            k: round(sum(getattr(m, k) for m in self.models.values())) for k in keys
+        }
         out["cost_usd"] = round(self.cost_usd, 6)
         return out
 
@@ -111,7 +113,9 @@ class TournamentPlan:
             "max_usd": self.max_usd,
             "over_budget": self.max_usd is not None and self.cost_usd > self.max_usd,
             "hours": round(self.hours, 3),
-            "hours_by_provider": {k: round(v, 3) for k, v in sorted(self.hours_by_provider.items())},
+            "hours_by_provider": {
+                k: round(v, 3) for k, v in sorted(self.hours_by_provider.items())
+            },
         }
 
 
@@ -159,9 +163,7 @@ def plan_tournament(
             done = {m.match_id for m in schedule if corpus.status(m.match_id) is not None}
     pending = [m for m in schedule if m.match_id not in done]
     api = {e.name: e for e in roster.players if isinstance(e, ApiEntry)}
-    models = {
-        name: ModelPlan(name, e.provider_group, max_usd=e.max_usd) for name, e in api.items()
-    }
+    models = {name: ModelPlan(name, e.provider_group, max_usd=e.max_usd) for name, e in api.items()}
     prices = {
         name: Price(
             e.price.input_per_mtok,

@@ -37,7 +37,9 @@ class MoveProtocol:
 
 PROTOCOLS: dict[str, MoveProtocol] = {
     "paper": MoveProtocol("paper", "one answer, the paper's fallback, no rethink", 0),
-    "arena": MoveProtocol("arena", "rethink with minimal feedback, then the paper's fallback", None),
+    "arena": MoveProtocol(
+        "arena", "rethink with minimal feedback, then the paper's fallback", None
+    ),
 }
 
 

@@ -50,8 +50,8 @@ from typing import Any, Protocol
 from arena.llm.cache import ResponseCache
 from arena.programs.sandbox import admit
 from arena.roster import BuiltinEntry, ProgramEntry, Roster
-from arena.tournament.budget import Budget
 from arena.secrets import environment_secrets, redacted_rows
+from arena.tournament.budget import Budget
 from arena.tournament.journal import Corpus
 from arena.tournament.lineup import Lineup, build_lineup
 from engines.agents.base import PlayerStopped

@@ -155,11 +155,9 @@ def plan_command(args: argparse.Namespace) -> int:
 def run_command(args: argparse.Namespace) -> int:
     from arena.games import resolve_games
     from arena.progress import COMMAND_INTERVAL_S, ProgressReporter
-    from arena.roster import load_roster
+    from arena.roster import load_roster, with_protocol
     from arena.tournament.runner import run_tournament
     from engines.tournament.schedule import parse_game_list
-
-    from arena.roster import with_protocol
 
     roster = load_roster(Path(args.roster))
     if args.protocol is not None:

@@ -391,7 +391,7 @@ def test_the_cost_block_shows_llm_usage_and_is_absent_for_bots(
 ) -> None:
     from releases.contents import plot_images
 
-    matches, moves = corpus
+    matches, _moves = corpus
     board = pd.DataFrame({"model": list(BOTS), "alpha": [-1.0, 0.5, 0.5], "rank": [3, 1, 2]})
     bots = {"complete_pairs": matches, "leaderboards": board}
     assert "strength_cost" not in str(sorted(plot_images(bots)))

@@ -91,7 +91,7 @@ def test_every_arm_and_the_judge_have_rows_with_scripted_roster_players(tmp_path
     judge = summary[summary["ablation"] == "judge"]
     assert len(judge) == 3 and judge["n"].gt(0).all()
     # the roster's settings reached the provider, and under the paper protocol no rethink
-    assert {"max_tokens": 8} .items() <= next(b for b in bodies if b.get("max_tokens") == 8).items()
+    assert {"max_tokens": 8}.items() <= next(b for b in bodies if b.get("max_tokens") == 8).items()
     assert all(len(b["messages"]) <= 3 for b in bodies if b.get("model") == "m")
     assert "author-model" in str(metadata["program_admissions"])
     assert str(SCORES["planning_depth"]) in str(metadata["judgements"])

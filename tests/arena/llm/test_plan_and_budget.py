@@ -148,7 +148,9 @@ def test_a_budget_stop_and_resume_equals_an_unbudgeted_run(tmp_path: Path) -> No
         raised = two_models(server.url, llm={"max_usd": llm_cost * 10})
         resumed = run_tournament(raised, games, 3, tmp_path / "b", parallel=1)
     assert resumed.finished and not resumed.stopped and per_match["finished"]
-    pd.testing.assert_frame_equal(stable(tmp_path / "b" / MATCHES), stable(tmp_path / "free" / MATCHES))
+    pd.testing.assert_frame_equal(
+        stable(tmp_path / "b" / MATCHES), stable(tmp_path / "free" / MATCHES)
+    )
     pd.testing.assert_frame_equal(stable(tmp_path / "b" / MOVES), stable(tmp_path / "free" / MOVES))
 
 

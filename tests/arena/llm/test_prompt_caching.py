@@ -63,7 +63,9 @@ def gemini_script(request: Request) -> Answer:
     text = request.body["contents"][-1]["parts"][0]["text"]
     fake = Request("POST", "", {}, {"messages": [{"role": "user", "content": text}]}, 0)
     body = {
-        "candidates": [{"content": {"parts": [{"text": json.dumps({"action": legal_menu(fake)[0]})}]}}],
+        "candidates": [
+            {"content": {"parts": [{"text": json.dumps({"action": legal_menu(fake)[0]})}]}}
+        ],
         "usageMetadata": {
             "promptTokenCount": 1000,
             "cachedContentTokenCount": 750,
@@ -202,11 +204,14 @@ def test_caching_defaults_per_provider() -> None:
     assert "prompt_cache_key" not in off.body
     on = OpenAIChat("http://x/v1").request("m", "rules", [], {}, None, "none", prompt_cache=True)
     assert on.body["prompt_cache_key"] == prompt_cache_key("rules")
-    assert AnthropicMessages("http://x/v1").request("m", "rules", [], {}, None, "none").body[
-        "system"
-    ] == "rules"
+    assert (
+        AnthropicMessages("http://x/v1").request("m", "rules", [], {}, None, "none").body["system"]
+        == "rules"
+    )
     gemini = GeminiGenerate("http://x").request("m", "rules", [], {}, None, "none", True)
-    assert gemini.body == GeminiGenerate("http://x").request("m", "rules", [], {}, None, "none").body
+    assert (
+        gemini.body == GeminiGenerate("http://x").request("m", "rules", [], {}, None, "none").body
+    )
 
 
 def test_roster_switch_turns_caching_off() -> None:

@@ -16,10 +16,11 @@ from arena.tournament.runner import run_tournament
 
 
 def roster(agent: dict[str, Any]) -> Any:
-    return parse_roster(
-        {"players": [{"name": "bot", "kind": "builtin", "agent": "random"},
-                     {"name": "py", "kind": "python", **agent}]}  # fmt: skip
-    )
+    players = [
+        {"name": "bot", "kind": "builtin", "agent": "random"},
+        {"name": "py", "kind": "python", **agent},
+    ]
+    return parse_roster({"players": players})
 
 
 def test_an_act_agent_plays_and_is_recorded(tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ import socket
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pandas as pd
 import pytest
 

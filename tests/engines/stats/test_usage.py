@@ -54,9 +54,13 @@ def test_usage_sums_each_models_seats() -> None:
     assert not has_usage(model_usage(pd.DataFrame([match("a", "b", {"moves": 3}, {"moves": 2})])))
 
 
+ROW = st.tuples(
+    st.sampled_from("abcd"), st.sampled_from("abcd"), st.integers(0, 50), st.floats(0, 10)
+)
+
+
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from("abcd"), st.sampled_from("abcd"),
-                          st.integers(0, 50), st.floats(0, 10)), min_size=1, max_size=40))  # fmt: skip
+@given(st.lists(ROW, min_size=1, max_size=40))
 def test_usage_totals_equal_the_tables_totals(rows: list[tuple[str, str, int, float]]) -> None:
     matches = pd.DataFrame(
         [match(a, b, {"moves": n, "calls": n, "cost_usd": c}, {"moves": n + 1, "cost_usd": c / 2})
