@@ -44,6 +44,10 @@ def test_leaderboards_as_a_plain_function(corpus: SimulatedCorpus) -> None:
     assert metadata["leaderboard"].value.startswith("| model | alpha |")
     assert metadata["plot_leaderboard"].value.startswith("![leaderboard](data:image/png;base64,")
     assert "pairwise_margin" in metadata and "plot_per_game" in metadata
+    # the cost side: a row per model beside its strength; no plot when nothing was spent
+    assert metadata["model_usage"].value.startswith("| model | matches |")
+    assert metadata["model_usage"].value.count("\n") == 5 + 1
+    assert "plot_strength_cost" not in metadata
 
 
 def test_capability_profiles_as_a_plain_function(corpus: SimulatedCorpus) -> None:
