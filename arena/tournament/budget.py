@@ -6,20 +6,25 @@ included), counted per player from the seat columns of the match rows.  Before a
 ``max_usd`` starts no new match, and once the run's total reaches the roster's ``max_usd`` no
 match starts at all.  Matches already in flight finish (a limit bounds what is started, so the
 spend may pass it by the matches in flight; ``parallel=1`` keeps that to one match).  The
-players stopped this way are reported as ``stopped: budget`` and their matches are neither
+players stopped this way are reported as ``stopped: budget`` (and in the folder's
+``budget.json``, ``record_state``) and their matches are neither
 played nor recorded, so the same command with a raised budget plays exactly them: the corpus
 then equals that of a run that never had a budget.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable
+from pathlib import Path
 
+from arena.files import atomic_write_text
 from arena.roster import ApiEntry, Roster
 from engines.tournament.records import Record
 
 BUDGET_REASON = "budget"
+STATE_FILE = "budget.json"
 
 
 class Budget:
@@ -74,3 +79,19 @@ class Budget:
             "max_usd": self.run_limit,
             "player_max_usd": dict(sorted(self.player_limits.items())),
         }
+
+
+def record_state(folder: Path, budget: Budget, stopped: dict[str, str]) -> None:
+    """``budget.json`` in the tournament folder: the spend, the limits and the players stopped
+    by a budget (``{"stopped": {player: "budget"}, "messages": ...}``); removed once no budget
+    stops anyone, so its presence means the corpus is incomplete for those players."""
+    path = folder / STATE_FILE
+    by_budget = {k: v for k, v in stopped.items() if f"stopped: {BUDGET_REASON}" in v}
+    if not by_budget:
+        path.unlink(missing_ok=True)
+        return
+    state = budget.as_dict() | {
+        "stopped": {name: BUDGET_REASON for name in sorted(by_budget)},
+        "messages": dict(sorted(by_budget.items())),
+    }
+    atomic_write_text(path, json.dumps(state, indent=2, sort_keys=True) + "\n")

@@ -51,7 +51,7 @@ from arena.llm.cache import ResponseCache
 from arena.programs.sandbox import admit
 from arena.roster import BuiltinEntry, ProgramEntry, Roster
 from arena.secrets import environment_secrets, redacted_rows
-from arena.tournament.budget import Budget
+from arena.tournament.budget import Budget, record_state
 from arena.tournament.journal import Corpus
 from arena.tournament.lineup import Lineup, build_lineup
 from engines.agents.base import PlayerStopped
@@ -389,6 +389,8 @@ def run_tournament(
             corpus.write_tables(order)
             hits, misses = cache.hits, cache.misses
             cache.close()
+        if budget.active:
+            record_state(folder, budget, stopped)
         in_schedule = [corpus.records[i] for i in order if i in corpus.records]
     statuses = Counter(str(match["status"]) for match, _ in in_schedule)
     return TournamentSummary(

@@ -139,6 +139,9 @@ def test_a_budget_stop_and_resume_equals_an_unbudgeted_run(tmp_path: Path) -> No
         assert "llm2" not in stopped.stopped
         assert stopped.budget is not None
         assert stopped.budget["spent_usd"]["llm"] >= llm_cost / 3  # type: ignore[index]
+        state = json.loads((tmp_path / "b" / "budget.json").read_text())
+        assert state["stopped"] == {"llm": "budget"}
+        assert state["spent_usd"]["llm"] >= llm_cost / 3
         partial = pd.read_parquet(tmp_path / "b" / MATCHES)
         assert 0 < len(partial) < len(spent)
         # the same budget: nothing new starts for that player
@@ -148,6 +151,7 @@ def test_a_budget_stop_and_resume_equals_an_unbudgeted_run(tmp_path: Path) -> No
         raised = two_models(server.url, llm={"max_usd": llm_cost * 10})
         resumed = run_tournament(raised, games, 3, tmp_path / "b", parallel=1)
     assert resumed.finished and not resumed.stopped and per_match["finished"]
+    assert not (tmp_path / "b" / "budget.json").exists()  # complete again: no budget stop
     pd.testing.assert_frame_equal(
         stable(tmp_path / "b" / MATCHES), stable(tmp_path / "free" / MATCHES)
     )
