@@ -6,24 +6,46 @@
       - {name: random, kind: builtin, agent: random}
       - {name: search-2, kind: builtin, agent: search, params: {depth: 2}}
       - name: local-llm
-        kind: openai            # openai | anthropic | gemini | builtin | program
+        kind: openai            # openai | anthropic | gemini | builtin | program | python
         model: smollm2
         base_url: http://127.0.0.1:8765/v1
         api_key_env: LOCAL_LLM_KEY   # the NAME of an environment variable, never the key
         settings: {temperature: 0, max_tokens: 64}   # provider-native, recorded with every move
         family: smollm2              # optional: family/variant for sibling comparisons
         block: block-1               # optional (default block-1)
-        price: {input_per_mtok: 0, output_per_mtok: 0}
+        price: {input_per_mtok: 0, output_per_mtok: 0, cached_input_per_mtok: 0}
         response_format: none        # none | json_object | json_schema | json_object_schema
         provider: local              # optional: shares limits with other players of "local"
+        prompt_cache: null           # optional: null = the provider's default (see below)
+        transport: auto              # auto | lean | standard (see below)
+        max_usd: null                # optional budget: no new match once spent
+        expect: {reply_tokens: 24, latency_s: 2.0}   # for ``tournament plan`` only
       - name: cautious
         kind: program                # a strategy program, played in a sandbox
         path: programs/cautious.py   # relative to the roster file's folder
         limits: {move_seconds: 2, memory_mb: 512, cpu_seconds: 20}   # optional
+      - name: my-agent
+        kind: python                 # an in-process agent
+        entry: mypackage.agents:MyAgent   # importable module:Class, built with ``params``
+        params: {depth: 3}
     providers:                       # optional limits per provider (default: 8 in flight)
       local: {concurrency: 4, requests_per_minute: 600, max_retries: 6}
     rethinks: 1                      # K, retries after an unparsable or illegal reply
     schedule: {first_block_games: null, opponents: 4}
+    protocol: null                   # paper | arena (arena.llm.protocols); null: arena
+    max_usd: null                    # optional budget of the whole run
+
+Cost control and reach (all left out of the fingerprint: they change what a run spends or how
+requests travel, not how a player plays): ``prompt_cache`` (default: on for Anthropic, Gemini
+and OpenAI's own endpoint, off for other OpenAI-compatible servers, see
+``arena.llm.providers``); ``price.cached_input_per_mtok`` (default 0) and
+``price.cache_write_per_mtok`` (default: the input price); ``max_usd`` per player and for the
+run (``arena.tournament.budget``); ``transport``: ``lean`` is the hand-written HTTP/1.1
+transport of ``arena.llm.http11`` (fast on loopback), ``standard`` is httpx's own (HTTP/2 when
+the server offers it, proxies and certificates from the environment: ``HTTPS_PROXY``,
+``NO_PROXY``, ``SSL_CERT_FILE``), ``auto`` picks ``lean`` for a loopback endpoint and
+``standard`` otherwise.  The ``protocol`` (``paper``: one answer; ``arena``: rethinks) is part
+of every LLM player's fingerprint through the rethinks it grants.
 
 Validation errors name the field (``players[2].api_key_env: ...``) and never echo a value
 (a program file that cannot be read is named by its path), so a key pasted by mistake into
@@ -59,7 +81,8 @@ from pydantic import (
     model_validator,
 )
 
-from arena.llm.providers import DEFAULT_BASE_URLS, ResponseFormat
+from arena.llm.protocols import ProtocolName, move_protocol
+from arena.llm.providers import DEFAULT_BASE_URLS, ResponseFormat, caches_by_default
 from arena.programs.sandbox import Limits
 
 DEFAULT_BLOCK = "block-1"
@@ -76,6 +99,23 @@ class _Strict(BaseModel):
 class PriceSpec(_Strict):
     input_per_mtok: float = Field(default=0.0, ge=0)
     output_per_mtok: float = Field(default=0.0, ge=0)
+    cached_input_per_mtok: float = Field(
+        default=0.0, ge=0, description="input read from the prompt cache (default 0: no guess)"
+    )
+    cache_write_per_mtok: float | None = Field(
+        default=None, ge=0, description="input written to the prompt cache (default: input price)"
+    )
+
+
+class ExpectSpec(_Strict):
+    """What ``tournament plan`` assumes of a model it has not seen play."""
+
+    reply_tokens: int = Field(default=24, ge=1, le=1_000_000, description="output per call")
+    latency_s: float = Field(default=2.0, gt=0, description="seconds per call")
+    chars_per_token: float = Field(default=4.0, gt=0, description="prompt characters per token")
+
+
+TransportChoice = Literal["auto", "lean", "standard"]
 
 
 class _PlayerBase(_Strict):
@@ -114,6 +154,32 @@ class ApiEntry(_PlayerBase):
     provider: str | None = Field(default=None, min_length=1, description="limits group")
     rethinks: int | None = Field(default=None, ge=0, le=10)
     timeout_s: float = Field(default=120.0, gt=0)
+    prompt_cache: bool | None = Field(default=None, description="null: the provider's default")
+    transport: TransportChoice = "auto"
+    max_usd: float | None = Field(default=None, ge=0, description="this player's budget")
+    expect: ExpectSpec = Field(default_factory=ExpectSpec)
+
+    @property
+    def caches_prompt(self) -> bool:
+        if self.prompt_cache is not None:
+            return self.prompt_cache
+        return caches_by_default(self.kind, self.base_url)
+
+    @property
+    def transport_kind(self) -> Literal["lean", "standard"]:
+        """The transport for this endpoint: the roster's choice, or by detection (``lean``
+        for a loopback host, ``standard`` otherwise)."""
+        if self.transport != "auto":
+            return self.transport
+        import ipaddress
+        from urllib.parse import urlsplit
+
+        host = (urlsplit(self.endpoint).hostname or "").lower()
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = host == "localhost"
+        return "lean" if loopback else "standard"
 
     @model_validator(mode="after")
     def _supported_format(self) -> ApiEntry:
@@ -131,14 +197,15 @@ class ApiEntry(_PlayerBase):
     def provider_group(self) -> str:
         return self.provider or f"{self.kind}@{self.endpoint}"
 
-    def behaviour(self, default_rethinks: int) -> dict[str, Any]:
+    def behaviour(self, rethinks: int) -> dict[str, Any]:
+        """What determines the play, with the ``rethinks`` the roster's protocol grants."""
         return {
             "kind": self.kind,
             "model": self.model,
             "endpoint": self.endpoint,
             "settings": self.settings,
             "response_format": self.response_format,
-            "rethinks": self.rethinks if self.rethinks is not None else default_rethinks,
+            "rethinks": rethinks,
         }
 
 
@@ -213,7 +280,51 @@ class ProgramEntry(_PlayerBase):
         }
 
 
-AnyEntry = BuiltinEntry | ApiEntry | ProgramEntry
+ENTRY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$"
+
+
+class PythonEntry(_PlayerBase):
+    """An in-process agent: ``entry`` names ``module:Class``, built as ``Class(**params)``; the
+    class implements ``engines.agents.base.Agent`` (``act(state, seat, rng) -> str``) or
+    ``Player`` (``async decide(state, seat, rng, call_id) -> Decision``)."""
+
+    kind: Literal["python"]
+    entry: str = Field(pattern=ENTRY_PATTERN, description="module:Class")
+    params: dict[str, Any] = Field(default_factory=dict, description="the class's arguments")
+    code_sha256: str | None = Field(
+        default=None,
+        pattern=SHA256_PATTERN,
+        validate_default=True,
+        description="SHA-256 of the module's source: filled in when left out, checked when given",
+    )
+
+    @field_validator("code_sha256")
+    @classmethod
+    def _module_digest(cls, given: str | None, info: ValidationInfo) -> str | None:
+        entry = info.data.get("entry")
+        if entry is None:
+            return given
+        from arena.agents import agent_class, source_sha256
+
+        agent_class(entry)  # ValueError names the problem
+        digest = source_sha256(entry)
+        if given is not None and given != digest:
+            raise ValueError(
+                f"the module of {entry} has changed since this roster was recorded; "
+                "read the roster file again"
+            )
+        return digest
+
+    def behaviour(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "entry": self.entry,
+            "params": self.params,
+            "code_sha256": self.code_sha256,
+        }
+
+
+AnyEntry = BuiltinEntry | ApiEntry | ProgramEntry | PythonEntry
 PlayerEntry = Annotated[AnyEntry, Field(discriminator="kind")]
 
 
@@ -238,6 +349,10 @@ class Roster(_Strict):
     providers: dict[str, ProviderLimits] = Field(default_factory=dict)
     rethinks: int = Field(default=1, ge=0, le=10)
     schedule: ScheduleSpec = Field(default_factory=ScheduleSpec)
+    protocol: ProtocolName | None = Field(
+        default=None, description="paper | arena (arena.llm.protocols); null: arena"
+    )
+    max_usd: float | None = Field(default=None, ge=0, description="the run's budget")
 
     @model_validator(mode="after")
     def _unique_names(self) -> Roster:
@@ -262,9 +377,15 @@ class Roster(_Strict):
         raise ValueError(f"no player {name!r} in the roster")
 
     def rethinks_of(self, entry: AnyEntry) -> int:
+        """The rethinks the player gets: its own K, else the roster's, as the protocol allows."""
+        configured = self.rethinks
         if isinstance(entry, ApiEntry) and entry.rethinks is not None:
-            return entry.rethinks
-        return self.rethinks
+            configured = entry.rethinks
+        return move_protocol(self.protocol_name).rethinks_for(configured)
+
+    @property
+    def protocol_name(self) -> ProtocolName:
+        return self.protocol if self.protocol is not None else "arena"
 
     def limits(self, group: str) -> ProviderLimits:
         return self.providers.get(group, ProviderLimits())
@@ -272,13 +393,15 @@ class Roster(_Strict):
     def fingerprint(self, name: str) -> str:
         entry = self.player(name)
         behaviour = (
-            entry.behaviour(self.rethinks) if isinstance(entry, ApiEntry) else entry.behaviour()
+            entry.behaviour(self.rethinks_of(entry))
+            if isinstance(entry, ApiEntry)
+            else entry.behaviour()
         )
         text = json.dumps(behaviour, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-_TAGS = frozenset({"builtin", "openai", "anthropic", "gemini", "program"})
+_TAGS = frozenset({"builtin", "openai", "anthropic", "gemini", "program", "python"})
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -390,5 +513,23 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 
 def roster_json(roster: Roster) -> str:
-    """The roster as canonical JSON (what a release records: names of key variables, no keys)."""
-    return json.dumps(roster.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    """The roster as canonical JSON (what a release records: names of key variables, no keys).
+
+    The fields a roster leaves at their defaults that older rosters did not have (the
+    protocol, budgets) are left out, so a roster's JSON stays what it was before they existed."""
+    data = roster.model_dump(mode="json")
+    for name in ("protocol", "max_usd"):
+        if data.get(name) is None:
+            data.pop(name, None)
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def with_protocol(roster: Roster, protocol: str) -> Roster:
+    """``roster`` under ``protocol`` (a profile's); ``ValueError`` when the roster names
+    another one."""
+    move_protocol(protocol)
+    if roster.protocol is not None and roster.protocol != protocol:
+        raise ValueError(
+            f"the roster names protocol {roster.protocol!r} but the profile uses {protocol!r}"
+        )
+    return roster.model_copy(update={"protocol": protocol})

@@ -2,7 +2,12 @@
 
 Thin: ``arena.ablations.runner.run_ablations`` does the work.  Players: the roster's built-in
 players, the built-in ``search`` family at two depths (thinking budget) and an exact
-``best-response`` built-in; when the ``local_llm`` resource (``assets.resources.LocalModel``:
+``best-response`` built-in.  When the roster has LLM players, the profile's
+``ablation_roles`` (``assets.run_profiles.AblationRoles``, overridden by the config's
+``players``, ``authors``, ``families`` and ``judge``) name which of them play the disclosed
+and hidden arms, write programs, form thinking-budget families and judge, with the roster's
+settings, prices, provider limits and protocol (``roster_settings``).  Without LLM players
+in the roster, when the ``local_llm`` resource (``assets.resources.LocalModel``:
 its ``url``, else ``$GENSTRAT_LOCAL_LLM_URL``) or the config's ``llm_url`` names a local
 OpenAI-compatible server (the tests' SmolLM2) and the config allows it, the local model joins as
 a family at two token budgets, writes programs (with one repair turn), and judges the traces
@@ -21,11 +26,11 @@ import pandas as pd
 from pydantic import Field
 
 from arena.ablations.runner import AblationSettings, leaderboard_alpha, run_ablations
-from arena.roster import BuiltinEntry
+from arena.roster import ApiEntry, BuiltinEntry, Roster
 from assets.metadata import contract_check, image_metadata, markdown_table
 from assets.resources import LOCAL_LLM_ENV_VAR, LocalModel, ProjectPaths, RunProfile
 from assets.roster import roster_from_table
-from assets.run_profiles import Profile, get_profile
+from assets.run_profiles import AblationRoles, Profile, get_profile
 from engines.ablations.plots import ablation_plot
 
 GROUP_NAME = "statistics"
@@ -53,6 +58,19 @@ class AblationsConfig(dg.Config):
         default=None, description="LLM server; default the local_llm resource's"
     )
     judge_max: int = Field(default=24, description="move traces the judge scores at most")
+    players: list[str] | None = Field(
+        default=None, description="roster LLM players of both arms ('*': all); default: profile"
+    )
+    authors: list[str] | None = Field(
+        default=None, description="roster LLM players that write programs; default: profile"
+    )
+    families: list[list[str]] | None = Field(
+        default=None, description="thinking-budget families as [low, high]; default: profile"
+    )
+    judge: str | None = Field(default=None, description="roster LLM judge; default: profile")
+    llm_games: list[str] | None = Field(
+        default=None, description="games the LLM players play (default: the first game)"
+    )
 
 
 def ablation_games(
@@ -72,6 +90,68 @@ def ablation_games(
     return list(dict.fromkeys([*config.games, *extra]))
 
 
+def _roles(config: AblationsConfig, profile: Profile) -> AblationRoles:
+    """The profile's roles with the config's overrides."""
+    roles = profile.ablation_roles
+    update: dict[str, object] = {}
+    if config.players is not None:
+        update["players"] = tuple(config.players)
+    if config.authors is not None:
+        update["authors"] = tuple(config.authors)
+    if config.families is not None:
+        for pair in config.families:
+            if len(pair) != 2:
+                raise ValueError(f"a thinking-budget family is [low, high], got {pair}")
+        update["families"] = tuple((a, b) for a, b in config.families)
+    if config.judge is not None:
+        update["judge"] = config.judge
+    return AblationRoles.model_validate(roles.model_dump() | update)
+
+
+def roster_settings(roster: Roster, roles: AblationRoles) -> dict[str, object]:
+    """The LLM part of ``AblationSettings`` from the roster's players in ``roles`` (names
+    checked: ``ValueError`` names one that is not an LLM player of the roster)."""
+    api = {e.name: e for e in roster.players if isinstance(e, ApiEntry)}
+    order = list(api)
+
+    def names(given: tuple[str, ...], role: str) -> list[str]:
+        out: list[str] = []
+        for name in given:
+            chosen = order if name == "*" else [name]
+            for n in chosen:
+                if n not in api:
+                    raise ValueError(f"ablation {role} {n!r} is not an LLM player of the roster")
+                if n not in out:
+                    out.append(n)
+        return out
+
+    def entry(name: str, **update: object) -> dict[str, object]:
+        e = api[name]
+        data = e.model_dump(mode="json", exclude_defaults=True)
+        return data | {"kind": e.kind, "name": e.name, "model": e.model} | update
+
+    tagged: dict[str, dict[str, object]] = {}
+    for low, high in roles.families:
+        for n, variant in ((low, "low"), (high, "high")):
+            names((n,), "family member")
+            family = api[low].family if api[low].family == api[high].family else None
+            tagged[n] = {"family": family or f"{low}+{high}", "variant": variant}
+    for e in api.values():  # the roster's own low/high families
+        if e.family and e.variant in ("low", "high") and e.name not in tagged:
+            tagged[e.name] = {"family": e.family, "variant": e.variant}
+    players = names(roles.players, "player")
+    players += [n for n in tagged if n not in players]
+    judge = names((roles.judge,), "judge")[:1] if roles.judge else []
+    return {
+        "llm_players": tuple(entry(n, **tagged.get(n, {})) for n in players),
+        "authors": tuple(entry(n) for n in names(roles.authors, "author")),
+        "judge": entry(judge[0]) if judge else None,
+        "protocol": roster.protocol,
+        "rethinks": roster.rethinks,
+        "providers": {k: v.model_dump(mode="json") for k, v in roster.providers.items()},
+    }
+
+
 def settings_for(
     config: AblationsConfig,
     roster: pd.DataFrame,
@@ -85,14 +165,21 @@ def settings_for(
     profile = profile or get_profile("demo")
     games = ablation_games(config, profile, benchmark)
     bootstrap = config.bootstrap if config.bootstrap is not None else profile.bootstrap_resamples
+    parsed = roster_from_table(roster)
     builtins = tuple(
         e.model_dump(mode="json", exclude_defaults=True) | {"kind": "builtin", "name": e.name}
-        for e in roster_from_table(roster).players
+        for e in parsed.players
         if isinstance(e, BuiltinEntry)
     )
     url = config.llm_url or (local_url if config.local_model else None)
     llm: dict[str, object] = {}
-    if url:
+    if any(isinstance(e, ApiEntry) for e in parsed.players):
+        llm = roster_settings(parsed, _roles(config, profile)) | {
+            "llm_games": tuple(config.llm_games or games[:1]),
+            "llm_runs": config.llm_runs,
+            "judge_max": config.judge_max,
+        }
+    elif url:
         base = {"kind": "openai", "model": "smollm2", "base_url": url,
                 "response_format": "json_object_schema", "family": "smollm2"}  # fmt: skip
         llm = {

@@ -98,6 +98,16 @@ def build_leaderboards(
     )
     metadata = leaderboard_metadata(result)
     metadata[ANALYSIS_SETTINGS] = dg.MetadataValue.json(config.analysis_settings().as_json())
+    # the cost side: tokens, cost, calls and fallback/rethink rates per model beside alpha
+    from engines.stats.usage import has_usage, model_usage, strength_cost, strength_cost_plot
+
+    if {"alice", "bob"} <= set(complete_pairs.columns) and not complete_pairs.empty:
+        usage = strength_cost(model_usage(complete_pairs), result.tables["leaderboard"])
+        metadata["model_usage"] = dg.MetadataValue.md(markdown_table(usage))
+        if has_usage(usage):
+            metadata["plot_strength_cost"] = image_metadata(
+                strength_cost_plot(usage), "strength against cost"
+            )
     return result.tables["leaderboard"], metadata
 
 

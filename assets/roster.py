@@ -23,9 +23,11 @@ from arena.roster import (
     ApiEntry,
     BuiltinEntry,
     ProgramEntry,
+    PythonEntry,
     Roster,
     load_roster,
     roster_json,
+    with_protocol,
 )
 from assets.metadata import declared_columns, markdown_table
 from assets.resources import RunProfile
@@ -68,6 +70,17 @@ def roster_table(roster: Roster) -> pd.DataFrame:
                 "response_format": "none",
                 "input_per_mtok": 0.0,
                 "output_per_mtok": 0.0,
+            }
+        elif isinstance(entry, PythonEntry):
+            row |= {
+                "model": entry.entry,
+                "endpoint": "",
+                "api_key_env": None,
+                "settings": json.dumps(entry.params, sort_keys=True),
+                "response_format": "none",
+                "input_per_mtok": 0.0,
+                "output_per_mtok": 0.0,
+                "code_sha256": entry.code_sha256,
             }
         elif isinstance(entry, ProgramEntry):
             row |= {
@@ -116,7 +129,7 @@ def roster_from_table(table: pd.DataFrame) -> Roster:
 def roster(config: RosterConfig, profile: RunProfile) -> dg.Output[pd.DataFrame]:
     chosen = profile.get()
     path = Path(config.path) if config.path else DEMO_ROSTER
-    parsed = load_roster(path)
+    parsed = with_protocol(load_roster(path), chosen.protocol)  # the profile's move protocol
     if chosen.builtin_roster_only and any(isinstance(p, ApiEntry) for p in parsed.players):
         raise ValueError(
             f"profile {chosen.name} plays built-in bots only, but roster {path} has LLM players"
@@ -128,6 +141,7 @@ def roster(config: RosterConfig, profile: RunProfile) -> dg.Output[pd.DataFrame]
         metadata={
             "dagster/row_count": len(frame),
             "source": str(path),
+            "protocol": chosen.protocol,
             "players": dg.MetadataValue.md(markdown_table(shown)),
         },
     )

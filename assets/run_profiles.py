@@ -10,6 +10,12 @@ The axis and screening budgets are referred to by name (``quick`` or ``paper``);
 (population size, replays per decision, ...) live with the axes in ``engines/axes`` so that the
 science has a single source for them.
 
+The move ``protocol`` (``arena.llm.protocols``) says how LLM players answer: ``paper`` (one
+answer, the paper's fallback, no rethink) in the paper profile, so its margins and fallback
+rates compare with the paper's; ``arena`` (Game Arena's rethink, the roster's K) in the demo.
+The ``roster`` asset applies it to the roster, so it is part of every LLM player's fingerprint
+and is recorded with the roster and the release's profile.
+
 This module is pure data and reads the environment only when :func:`get_profile` is called.
 """
 
@@ -25,6 +31,29 @@ DEFAULT_PROFILE = "demo"
 
 ProfileName = Literal["demo", "paper"]
 BudgetName = Literal["quick", "paper"]
+ProtocolName = Literal["paper", "arena"]
+
+
+class AblationRoles(BaseModel):
+    """Which roster players take which part in the ablations (paper, Section 8).
+
+    Names are roster player names (LLM players); ``*`` stands for every LLM player of the
+    roster (for ``judge``: the first).  ``families`` are (low, high) pairs of the same model at
+    a low and a high reasoning setting (``reasoning_effort``, a thinking budget, a token
+    budget); roster players with ``family`` set and ``variant`` low/high pair up as well.
+    A roster without LLM players leaves every role empty (the ablations then use the built-in
+    players and, when one is configured, the local model)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    players: tuple[str, ...] = Field(
+        default=("*",), description="play the disclosed and hidden arms"
+    )
+    authors: tuple[str, ...] = Field(default=(), description="write strategy programs")
+    families: tuple[tuple[str, str], ...] = Field(
+        default=(), description="thinking-budget families: (low, high) player pairs"
+    )
+    judge: str | None = Field(default=None, description="scores the move traces")
 
 
 class Profile(BaseModel):
@@ -59,6 +88,14 @@ class Profile(BaseModel):
         description="style of the accepted games' rulebooks (compact, or the paper's Appendix B "
         "style with a worked example for each rule)",
     )
+    protocol: ProtocolName = Field(
+        default="arena",
+        description="move protocol of LLM players: paper (one answer) | arena (rethinks)",
+    )
+    ablation_roles: AblationRoles = Field(
+        default_factory=AblationRoles,
+        description="the roster players of the ablations: arms, authors, families, judge",
+    )
 
 
 PROFILES: dict[str, Profile] = {
@@ -75,6 +112,7 @@ PROFILES: dict[str, Profile] = {
         runs_per_matchup=4,
         bootstrap_resamples=200,
         ablation_games=0,
+        protocol="arena",
     ),
     "paper": Profile(
         name="paper",
@@ -91,6 +129,8 @@ PROFILES: dict[str, Profile] = {
         ablation_games=20,
         generation="paper",
         rulebook_style="paper",
+        protocol="paper",
+        ablation_roles=AblationRoles(players=("*",), authors=("*",), judge="*"),
     ),
 }
 

@@ -510,6 +510,7 @@ _MOVE_DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "calls": ("provider requests made", "requests"),
     "cached": ("the reply came from the response cache", ""),
     "reasoning": ("the provider's reasoning text, if it returns one (credentials redacted)", ""),
+    "cached_input_tokens": ("input tokens read from the provider's prompt cache", "tokens"),
 }
 
 MATCH_MOVES = Table(

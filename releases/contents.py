@@ -227,11 +227,34 @@ def plot_images(tables: Mapping[str, pd.DataFrame]) -> dict[str, bytes]:
 
         benchmark = tables["benchmark_axes"]
         drawings["benchmark_map"] = lambda: benchmark_figure(benchmark)
+    cost_side = strength_cost_frame(tables)
+    if cost_side is not None:
+        from engines.stats.usage import strength_cost_plot
+
+        drawings["strength_cost"] = lambda: strength_cost_plot(cost_side)
     images: dict[str, bytes] = {}
     for kind in ("png", "svg"):
         with plotting.image_format(kind):
             images.update({f"plots/{name}.{kind}": draw() for name, draw in drawings.items()})
     return images
+
+
+def strength_cost_frame(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
+    """Per model: usage (tokens, cost, calls, fallback and rethink rates) and strength, from the
+    released match table and leaderboard; None when no model made a provider call (a roster of
+    built-in bots: nothing on the cost side, the release unchanged)."""
+    from engines.stats.usage import has_usage, model_usage, strength_cost
+
+    matches = next((tables[n] for n in ("complete_pairs", "match_corpus") if n in tables), None)
+    board = tables.get("leaderboards")
+    if matches is None or board is None or matches.empty or "model" not in board.columns:
+        return None
+    if not {"alice", "bob"} <= set(matches.columns):
+        return None
+    usage = model_usage(matches, tables.get("match_moves"))
+    if not has_usage(usage):
+        return None
+    return strength_cost(usage, board)
 
 
 def roster_records(tables: Mapping[str, pd.DataFrame]) -> list[dict[str, Any]]:

@@ -496,6 +496,51 @@ def leaderboard_section(
     return join(parts)
 
 
+def cost_section(
+    tables: Mapping[str, pd.DataFrame], images: Mapping[str, bytes], shown: set[str]
+) -> Markup:
+    """Tokens, cost and answer quality per model beside its strength, and the strength-vs-cost
+    plot (GameBench 2's cost per point); nothing when no model made a provider call."""
+    from releases.contents import strength_cost_frame
+
+    frame = strength_cost_frame(tables)
+    if frame is None:
+        return Markup("")
+    parts: list[Any] = [
+        tag("h2", "Strength and cost", id="cost"),
+        tag(
+            "p",
+            "Per model, over the released matches: provider calls, input (of which cached) and "
+            "output tokens, cost in US dollars at the roster's prices, and how often a reply "
+            "could not be read (fallback) or was asked again (rethink, arena protocol only).",
+        ),
+    ]
+    rows = []
+    for r in frame.to_dict("records"):
+        rows.append(
+            [
+                tag("strong", r["model"]),
+                (fmt(r.get("alpha"), signed=True), {"class_": "num"}),
+                (fmt(r.get("calls")), {"class_": "num"}),
+                (fmt(r.get("input_tokens")), {"class_": "num"}),
+                (fmt(r.get("cached_input_tokens")), {"class_": "num"}),
+                (fmt(r.get("output_tokens")), {"class_": "num"}),
+                (fmt(r.get("cost_usd"), digits=4), {"class_": "num"}),
+                (fmt(r.get("usd_per_match"), digits=5), {"class_": "num"}),
+                (fmt(r.get("fallback_rate")), {"class_": "num"}),
+                (fmt(r.get("rethink_rate")), {"class_": "num"}),
+            ]
+        )
+    headers = ["model", "strength", "calls", "input tokens", "cached", "output tokens",
+               "cost (US$)", "US$ per match", "fallback rate", "rethink rate"]  # fmt: skip
+    parts.append(table(headers, rows, class_="cost"))
+    plot = _image(images, ("strength_cost",))
+    if plot is not None:
+        shown.add(plot)
+        parts.append(figure(plot, "Strength against cost per match"))
+    return join(parts)
+
+
 def _per_game_frame(
     tables: Mapping[str, pd.DataFrame],
 ) -> tuple[pd.DataFrame | None, Markup | None]:
@@ -1323,6 +1368,7 @@ def render_report(
         [
             summary_section(manifest, integrity, present),
             leaderboard_section(tables, images, shown),
+            cost_section(tables, images, shown),
             per_game_section(per_game, per_game_note, tables, images, games, shown),
             profiles_section(tables, images, shown),
             games_section(tables, games, images, shown),

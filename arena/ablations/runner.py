@@ -87,6 +87,9 @@ class AblationSettings:
     policy_seeds: int = 8
     max_situations: int = 2000
     siblings: bool = True
+    protocol: str | None = None  # the tournament roster's, so LLM fingerprints match
+    rethinks: int = 1
+    providers: dict[str, Any] = field(default_factory=dict)  # the roster's provider limits
 
 
 @dataclass
@@ -223,9 +226,21 @@ async def _run(
     entries += [*settings.llm_players, *settings.authors]
     if settings.judge is not None:
         entries.append(settings.judge)
+    # a roster player may take several roles (play, author, judge): it is one player
+    unique: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        unique.setdefault(str(entry["name"]), entry)  # the first role's entry (its family tag)
+    entries = list(unique.values())
     if len(entries) < 2:
         raise ValueError("the ablations need at least two players")
-    roster = parse_roster({"players": entries}, "ablation players")
+    data: dict[str, Any] = {
+        "players": entries,
+        "rethinks": settings.rethinks,
+        "providers": settings.providers,
+    }
+    if settings.protocol is not None:
+        data["protocol"] = settings.protocol
+    roster = parse_roster(data, "ablation players")
     games = resolve_games(list(settings.games))
     llm_games = [g for g in games if g.token in settings.llm_games]
     cache = ResponseCache(folder / "cache.sqlite")

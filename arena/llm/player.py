@@ -49,13 +49,32 @@ FAILURE_KEY = "__genstrat_failed_call__"
 
 @dataclass(frozen=True)
 class Price:
-    """US dollars per million input and output tokens."""
+    """US dollars per million tokens: input, output, input read from the provider's prompt
+    cache (default 0, so no guess is billed) and input written to it (``None``: the input
+    price, Anthropic's cache writes cost more and should be given)."""
 
     input_per_mtok: float = 0.0
     output_per_mtok: float = 0.0
+    cached_input_per_mtok: float = 0.0
+    cache_write_per_mtok: float | None = None
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
-        return (input_tokens * self.input_per_mtok + output_tokens * self.output_per_mtok) / 1e6
+    def cost(
+        self, input_tokens: int, output_tokens: int, cached: int = 0, written: int = 0
+    ) -> float:
+        """The price of a call: ``input_tokens`` is the whole prompt, of which ``cached`` were
+        read from and ``written`` were written to the prompt cache."""
+        cached = min(max(cached, 0), input_tokens)
+        written = min(max(written, 0), input_tokens - cached)
+        plain = input_tokens - cached - written
+        write_price = (
+            self.input_per_mtok if self.cache_write_per_mtok is None else self.cache_write_per_mtok
+        )
+        return (
+            plain * self.input_per_mtok
+            + cached * self.cached_input_per_mtok
+            + written * write_price
+            + output_tokens * self.output_per_mtok
+        ) / 1e6
 
 
 def sha256_text(text: str) -> str:
@@ -76,6 +95,7 @@ class LLMPlayer:
     rethinks: int = 1
     response_format: ResponseFormat = "none"
     price: Price = field(default_factory=Price)
+    prompt_cache: bool = False
     stopped: str | None = None
     _rulebooks: dict[str, str] = field(default_factory=dict, repr=False)
 
@@ -107,7 +127,13 @@ class LLMPlayer:
         elif schema is None:
             schema = action_schema(legal)
         request = self.provider.request(
-            self.model, system, messages, self.settings, schema, self.response_format
+            self.model,
+            system,
+            messages,
+            self.settings,
+            schema,
+            self.response_format,
+            prompt_cache=self.prompt_cache,
         )
         key = request_key(self.provider.kind, request.url, request.body, call_id)
         cached = self.cache.get(key)
@@ -170,7 +196,8 @@ class LLMPlayer:
         reasoning: list[str] = []
         latency = 0.0
         calls = 0
-        tokens = [0, 0, 0]
+        tokens = [0, 0, 0, 0, 0]  # input, output, reasoning, cached input, cache writes
+        cost = 0.0
         all_cached = True
         first: Parsed | None = None
         parsed = Parsed("unparsable")
@@ -184,6 +211,14 @@ class LLMPlayer:
             tokens[0] += reply.input_tokens
             tokens[1] += reply.output_tokens
             tokens[2] += reply.reasoning_tokens
+            tokens[3] += reply.cached_input_tokens
+            tokens[4] += reply.cache_write_tokens
+            cost += self.price.cost(
+                reply.input_tokens,
+                reply.output_tokens,
+                reply.cached_input_tokens,
+                reply.cache_write_tokens,
+            )
             text = reply.text or ""
             replies.append(text)
             if reply.reasoning:
@@ -211,7 +246,8 @@ class LLMPlayer:
             input_tokens=tokens[0],
             output_tokens=tokens[1],
             reasoning_tokens=tokens[2],
-            cost_usd=self.price.cost(tokens[0], tokens[1]),
+            cached_input_tokens=tokens[3],
+            cost_usd=cost,
             calls=calls,
             cached=all_cached,
             reasoning="\n\n".join(reasoning) or None,

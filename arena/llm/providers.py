@@ -14,10 +14,23 @@ OpenRouter.  Its ``response_format`` modes: ``json_object`` (any JSON object),
 ``json_schema`` (OpenAI's structured outputs: ``{"type": "json_schema", "json_schema": ...}``)
 and ``json_object_schema`` (``{"type": "json_object", "schema": ...}``, the form llama.cpp's
 Python server and Anyscale accept).
+
+Prompt caching (``prompt_cache``): the system prompt is the game's rulebook and comes first, so
+every request of a game shares a long, stable prefix that providers bill at a discount once it
+is cached.  With caching on, Anthropic's system prompt is sent as one text block marked
+``"cache_control": {"type": "ephemeral"}``, and OpenAI's request carries
+``"prompt_cache_key": "genstrat-<first 16 hex digits of the rulebook's SHA-256>"`` (requests
+with one key are routed to the same cache); Gemini caches prefixes implicitly and needs no
+field.  Replies report the cached input tokens: OpenAI's
+``usage.prompt_tokens_details.cached_tokens``, Anthropic's ``usage.cache_read_input_tokens``
+(and ``cache_creation_input_tokens`` for a prefix written to the cache), Gemini's
+``usageMetadata.cachedContentTokenCount``.  ``ChatReply.input_tokens`` is always the whole
+prompt (for Anthropic: ``input_tokens`` plus both cache counts).
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -31,6 +44,21 @@ DEFAULT_BASE_URLS: dict[str, str] = {
     "gemini": "https://generativelanguage.googleapis.com/v1beta",
 }
 ANTHROPIC_VERSION = "2023-06-01"
+CACHE_KEY_PREFIX = "genstrat-"
+
+
+def prompt_cache_key(system: str) -> str:
+    """OpenAI's ``prompt_cache_key`` for a system prompt (the rulebook): one key per game."""
+    return CACHE_KEY_PREFIX + hashlib.sha256(system.encode("utf-8")).hexdigest()[:16]
+
+
+def caches_by_default(kind: ProviderKind, base_url: str | None) -> bool:
+    """Whether prompt caching is on when the roster does not say: Anthropic and Gemini always
+    (Gemini's is implicit), OpenAI only at its own endpoint (other OpenAI-compatible servers
+    may refuse the unknown ``prompt_cache_key`` field)."""
+    if kind == "openai":
+        return (base_url or DEFAULT_BASE_URLS["openai"]).rstrip("/") == DEFAULT_BASE_URLS["openai"]
+    return True
 
 
 class MalformedReply(Exception):
@@ -39,13 +67,17 @@ class MalformedReply(Exception):
 
 @dataclass(frozen=True)
 class ChatReply:
-    """A provider's answer: ``output_tokens`` include any reasoning tokens."""
+    """A provider's answer: ``input_tokens`` count the whole prompt, of which
+    ``cached_input_tokens`` were read from the provider's prompt cache and
+    ``cache_write_tokens`` written to it; ``output_tokens`` include any reasoning tokens."""
 
     text: str | None
     reasoning: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -67,6 +99,7 @@ class Provider(Protocol):
         settings: dict[str, Any],
         schema: dict[str, Any] | None,
         response_format: ResponseFormat,
+        prompt_cache: bool = False,
     ) -> ChatRequest: ...
 
     def auth_headers(self, api_key: str | None) -> dict[str, str]: ...
@@ -98,12 +131,15 @@ class OpenAIChat:
         settings: dict[str, Any],
         schema: dict[str, Any] | None,
         response_format: ResponseFormat,
+        prompt_cache: bool = False,
     ) -> ChatRequest:
         body: dict[str, Any] = {
             "model": model,
             "messages": [{"role": "system", "content": system}, *messages],
             **settings,
         }
+        if prompt_cache:
+            body.setdefault("prompt_cache_key", prompt_cache_key(system))
         if response_format == "json_object":
             body["response_format"] = {"type": "json_object"}
         elif response_format == "json_schema" and schema is not None:
@@ -132,12 +168,15 @@ class OpenAIChat:
         usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
         details = usage.get("completion_tokens_details")
         details = details if isinstance(details, dict) else {}
+        prompt_details = usage.get("prompt_tokens_details")
+        prompt_details = prompt_details if isinstance(prompt_details, dict) else {}
         return ChatReply(
             text=text,
             reasoning=reasoning if isinstance(reasoning, str) else None,
             input_tokens=_int(usage.get("prompt_tokens")),
             output_tokens=_int(usage.get("completion_tokens")),
             reasoning_tokens=_int(details.get("reasoning_tokens")),
+            cached_input_tokens=_int(prompt_details.get("cached_tokens")),
         )
 
 
@@ -156,10 +195,16 @@ class AnthropicMessages:
         settings: dict[str, Any],
         schema: dict[str, Any] | None,
         response_format: ResponseFormat,
+        prompt_cache: bool = False,
     ) -> ChatRequest:
+        system_field: str | list[dict[str, Any]] = system
+        if prompt_cache:
+            system_field = [
+                {"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}
+            ]
         body: dict[str, Any] = {
             "model": model,
-            "system": system,
+            "system": system_field,
             "messages": messages,
             "max_tokens": 1024,
             **settings,
@@ -180,11 +225,15 @@ class AnthropicMessages:
             b["thinking"] for b in blocks if isinstance(b, dict) and b.get("type") == "thinking"
         ]
         usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+        read = _int(usage.get("cache_read_input_tokens"))
+        written = _int(usage.get("cache_creation_input_tokens"))
         return ChatReply(
             text="".join(t for t in texts if isinstance(t, str)) if texts else None,
             reasoning="\n".join(t for t in thoughts if isinstance(t, str)) or None,
-            input_tokens=_int(usage.get("input_tokens")),
+            input_tokens=_int(usage.get("input_tokens")) + read + written,
             output_tokens=_int(usage.get("output_tokens")),
+            cached_input_tokens=read,
+            cache_write_tokens=written,
         )
 
 
@@ -221,7 +270,9 @@ class GeminiGenerate:
         settings: dict[str, Any],
         schema: dict[str, Any] | None,
         response_format: ResponseFormat,
+        prompt_cache: bool = False,
     ) -> ChatRequest:
+        # Gemini caches a repeated prefix implicitly: ``prompt_cache`` adds no field
         config: dict[str, Any] = dict(settings)
         if response_format != "none":
             config["responseMimeType"] = "application/json"
@@ -262,6 +313,7 @@ class GeminiGenerate:
             input_tokens=_int(usage.get("promptTokenCount")),
             output_tokens=_int(usage.get("candidatesTokenCount")) + thinking,
             reasoning_tokens=thinking,
+            cached_input_tokens=_int(usage.get("cachedContentTokenCount")),
         )
 
 

@@ -6,7 +6,9 @@ A strategy program plays through one sandboxed ``Program`` process per roster en
 timeout; ``Lineup.aclose`` ends them.  Program players are given the lineup's API keys as
 secrets, so that nothing a program returns or raises can carry a key into a table, the journal
 or a log (the sandbox already keeps the keys out of its reach).  LLM players of one provider
-group share an HTTP client (httpx on the lean HTTP/1.1 transport of ``arena.llm.http11``) and a
+group and transport share an HTTP client (``arena.llm.clients``: httpx's own transport, with
+HTTP/2 and the environment's proxies, for a remote endpoint; the lean HTTP/1.1 transport of
+``arena.llm.http11`` for a loopback one, or as the roster's ``transport`` says) and a
 ``ProviderGate`` (concurrency, request rate, Retry-After pauses); all share the tournament's
 response cache.  The API key of a player is read from the environment variable its roster entry
 names, and lives only in the memory of the players (its own, and the program players', which
@@ -23,7 +25,7 @@ from typing import Any
 from arena.llm.cache import ResponseCache
 from arena.programs.player import ProgramPlayer
 from arena.programs.sandbox import Program
-from arena.roster import ApiEntry, BuiltinEntry, ProgramEntry, Roster
+from arena.roster import ApiEntry, BuiltinEntry, ProgramEntry, PythonEntry, Roster
 from engines.agents.base import BuiltinPlayer, Player
 from engines.agents.builtin import builtin_agent
 
@@ -80,11 +82,11 @@ def build_lineup(
     keys = tuple(
         env[e.api_key_env] for e in api_entries if e.api_key_env and env.get(e.api_key_env)
     )
-    clients: dict[str, list[Any]] = {}
+    clients: dict[tuple[str, str], list[Any]] = {}
     if api_entries:
         import httpx
 
-        from arena.llm.http11 import lean_client
+        from arena.llm.clients import http_client
         from arena.llm.player import LLMPlayer, Price
         from arena.llm.providers import make_provider
         from arena.llm.transport import Transport
@@ -92,16 +94,22 @@ def build_lineup(
 
         groups = sorted({p.provider_group for p in api_entries})
         gates = {g: provider_gate(roster, g, share) for g in groups}
-        # one client per provider on the lean HTTP/1.1 transport (arena.llm.http11), all
-        # sharing one TLS context (building one reads the CA bundle: tens of milliseconds)
+        # one client per provider group and transport (arena.llm.clients), all sharing one
+        # TLS context (building one reads the CA bundle: tens of milliseconds)
         tls = httpx.create_ssl_context()
-        clients = {g: [lean_client(tls)] for g in groups}
+        routes = sorted({(p.provider_group, p.transport_kind) for p in api_entries})
+        clients = {route: [http_client(route[1], tls)] for route in routes}
     for entry in roster.players:
         if isinstance(entry, BuiltinEntry):
             agent = builtin_agent(entry.agent, entry.params)
             players[entry.name] = BuiltinPlayer(
                 name=entry.name, agent=agent, model=entry.agent, settings=dict(entry.params)
             )
+            continue
+        if isinstance(entry, PythonEntry):
+            from arena.agents import python_player
+
+            players[entry.name] = python_player(entry.name, entry.entry, entry.params)
             continue
         if isinstance(entry, ProgramEntry):
             players[entry.name] = ProgramPlayer(
@@ -120,7 +128,7 @@ def build_lineup(
             max_retry_after_s=limits.max_retry_after_s,
         )
         transport = Transport(
-            clients[entry.provider_group],
+            clients[(entry.provider_group, entry.transport_kind)],
             gates[entry.provider_group],
             retry,
             random.Random(rng.getrandbits(64)),
@@ -137,7 +145,13 @@ def build_lineup(
             settings=dict(entry.settings),
             rethinks=roster.rethinks_of(entry),
             response_format=entry.response_format,
-            price=Price(entry.price.input_per_mtok, entry.price.output_per_mtok),
+            price=Price(
+                entry.price.input_per_mtok,
+                entry.price.output_per_mtok,
+                entry.price.cached_input_per_mtok,
+                entry.price.cache_write_per_mtok,
+            ),
+            prompt_cache=entry.caches_prompt,
         )
         if entry.api_key_env and not key and not cache.offline:
             player.stopped = (

@@ -20,6 +20,11 @@ journal does not already hold and writes ``matches.parquet`` and ``moves.parquet
 5. journal each match as it ends; every ``checkpoint_s`` seconds and at the end, write the
    tables (schedule order, so a resumed run writes exactly what an uninterrupted one does).
 
+Budgets (``max_usd`` per player and for the run, ``arena.tournament.budget``): a match whose
+player has spent its budget, or any match once the run has spent its own, is not started; the
+player is reported in ``stopped`` with a ``stopped: budget`` message, the spend in ``budget``,
+and the same command with a raised budget plays the rest.  Budgets need ``workers=1``.
+
 A match's chance is explicit: cards come from ``play_seed``; each seat's agent and the fallback
 draw from a generator seeded by (play seed, deal, seat).  A player that stops (``PlayerStopped``:
 a rejected key, an unknown model, an offline cache miss) is taken out: its match in flight and
@@ -46,6 +51,7 @@ from arena.llm.cache import ResponseCache
 from arena.programs.sandbox import admit
 from arena.roster import BuiltinEntry, ProgramEntry, Roster
 from arena.secrets import environment_secrets, redacted_rows
+from arena.tournament.budget import Budget, record_state
 from arena.tournament.journal import Corpus
 from arena.tournament.lineup import Lineup, build_lineup
 from engines.agents.base import PlayerStopped
@@ -101,6 +107,8 @@ class TournamentSummary:
     folder: str
     matches_path: str
     moves_path: str
+    budget: dict[str, object] | None = None
+    protocol: str = "arena"
 
     @property
     def finished(self) -> bool:
@@ -127,6 +135,8 @@ class TournamentSummary:
             "folder": self.folder,
             "matches": self.matches_path,
             "moves": self.moves_path,
+            "budget": self.budget,
+            "protocol": self.protocol,
         }
 
 
@@ -170,15 +180,22 @@ def admit_programs(
 
 
 def player_rates(records: Sequence[tuple[Record, list[Record]]]) -> dict[str, dict[str, float]]:
-    """Per player: moves, fallbacks, rethinks and their rates, over the given matches."""
+    """Per player: moves, fallbacks, rethinks and their rates, and the calls, tokens (input,
+    cached input, output), cost and latency of its moves, over the given matches."""
     moves: Counter[str] = Counter()
     fallbacks: Counter[str] = Counter()
     rethinks: Counter[str] = Counter()
+    sums: dict[str, Counter[str]] = {}
+    usage = ("calls", "input_tokens", "cached_input_tokens", "output_tokens", "cost_usd",
+             "latency_s")  # fmt: skip
     for _, match_moves in records:
         for mv in match_moves:
             moves[mv["player"]] += 1
             fallbacks[mv["player"]] += int(mv["fallback"])
             rethinks[mv["player"]] += int(mv["rethinks"])
+            own = sums.setdefault(mv["player"], Counter())
+            for key in usage:
+                own[key] += mv.get(key) or 0
     return {
         name: {
             "moves": moves[name],
@@ -186,6 +203,12 @@ def player_rates(records: Sequence[tuple[Record, list[Record]]]) -> dict[str, di
             "fallback_rate": fallbacks[name] / moves[name] if moves[name] else 0.0,
             "rethinks": rethinks[name],
             "rethink_rate": rethinks[name] / moves[name] if moves[name] else 0.0,
+            "calls": sums[name]["calls"],
+            "input_tokens": sums[name]["input_tokens"],
+            "cached_input_tokens": sums[name]["cached_input_tokens"],
+            "output_tokens": sums[name]["output_tokens"],
+            "cost_usd": round(sums[name]["cost_usd"], 9),
+            "latency_s_per_move": sums[name]["latency_s"] / moves[name] if moves[name] else 0.0,
         }
         for name in sorted(moves)
     }
@@ -201,9 +224,11 @@ async def play_all(
     corpus: JournalSink,
     parallel: int,
     on_match: Callable[[Record, list[Record]], None],
+    budget: Budget | None = None,
 ) -> int:
     """Play ``pending`` with up to ``parallel`` matches at once; return how many were skipped.
-    Every row's free text is redacted (``arena.secrets.redacted_rows``) before it is recorded."""
+    Every row's free text is redacted (``arena.secrets.redacted_rows``) before it is recorded.
+    With a ``budget``, a match it refuses is skipped and its players are stopped."""
     queue = list(reversed(pending))
     secrets = (*lineup.secrets, *environment_secrets())
     skipped = 0
@@ -214,6 +239,12 @@ async def play_all(
             m = queue.pop()
             seated = [lineup.players[m.alice], lineup.players[m.bob]]
             if any(p.stopped for p in seated):
+                skipped += 1
+                continue
+            refused = budget.refusal(m.players) if budget is not None else {}
+            if refused:
+                for name, message in refused.items():
+                    lineup.stopped.setdefault(name, message)
                 skipped += 1
                 continue
             try:
@@ -228,6 +259,8 @@ async def play_all(
                 continue
             row, moves = redacted_rows(row, moves, secrets)
             corpus.append(row, moves)
+            if budget is not None:
+                budget.record(row)
             on_match(row, moves)
 
     await asyncio.gather(*(worker() for _ in range(max(1, parallel))))
@@ -257,6 +290,9 @@ def run_tournament(
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    budget = Budget(roster)
+    if budget.active and workers > 1:
+        raise ValueError("budgets (max_usd) are kept with workers=1; run without --workers")
     started = time.perf_counter()
     schedule = tournament_schedule(roster, games, runs)
     order = [m.match_id for m in schedule]
@@ -276,6 +312,7 @@ def run_tournament(
         ]
         refused = len(pending) - len(admitted)
         pending = admitted
+        budget.record_all(corpus.records[i][0] for i in order if i in corpus.records)
         cache = ResponseCache(corpus.cache_path, offline=offline)
         played = 0
         moves_played = 0
@@ -335,7 +372,14 @@ def run_tournament(
                         if player.stopped:
                             lineup.stopped[player.name] = player.stopped
                     try:
-                        count = await play_all(pending, lineup, corpus, parallel, on_match)
+                        count = await play_all(
+                            pending,
+                            lineup,
+                            corpus,
+                            parallel,
+                            on_match,
+                            budget if budget.active else None,
+                        )
                     finally:
                         await lineup.aclose()
                     return count, lineup.stopped
@@ -345,6 +389,8 @@ def run_tournament(
             corpus.write_tables(order)
             hits, misses = cache.hits, cache.misses
             cache.close()
+        if budget.active:
+            record_state(folder, budget, stopped)
         in_schedule = [corpus.records[i] for i in order if i in corpus.records]
     statuses = Counter(str(match["status"]) for match, _ in in_schedule)
     return TournamentSummary(
@@ -364,4 +410,6 @@ def run_tournament(
         folder=str(folder),
         matches_path=str(folder / "matches.parquet"),
         moves_path=str(folder / "moves.parquet"),
+        budget=budget.as_dict() if budget.active else None,
+        protocol=roster.protocol_name,
     )

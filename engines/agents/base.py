@@ -58,6 +58,7 @@ class Decision:
     cost_usd: float = 0.0
     calls: int = 0
     cached: bool = False
+    cached_input_tokens: int = 0
     reasoning: str | None = None
     earlier_responses: tuple[str, ...] = field(default_factory=tuple)
 

@@ -82,6 +82,7 @@ def move_record(
         "calls": d.calls,
         "cached": d.cached,
         "reasoning": d.reasoning,
+        "cached_input_tokens": d.cached_input_tokens,
     }
 
 

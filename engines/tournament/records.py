@@ -84,6 +84,7 @@ MOVE_SCHEMA = pa.schema(
         ("calls", pa.int64()),
         ("cached", pa.bool_()),
         ("reasoning", pa.string()),
+        ("cached_input_tokens", pa.int64()),
     ]
 )
 

@@ -1,13 +1,22 @@
 """``genstrat tournament``: play a tournament of paired deals into a resumable corpus.
 
 - ``tournament run --roster FILE --games SEEDS --runs N --out DIR [--json]``: play every
-  scheduled deal not yet in ``DIR`` and write ``DIR/matches.parquet`` and ``DIR/moves.parquet``.
+  scheduled deal not yet in ``DIR`` (``--protocol paper|arena``: the move protocol, default
+  the roster's) and write ``DIR/matches.parquet`` and ``DIR/moves.parquet``.
   Killed at any moment and started again with the same command, it ends with the corpus an
   uninterrupted run writes.  ``SEEDS``: comma-separated generator seeds, preset names or spec
   files.  ``--parallel`` bounds the matches in flight (``--workers`` processes share them and
   the providers' limits); ``--retry-failed`` plays recorded timeouts and errors again;
   ``--offline`` answers every model call from ``DIR/cache.sqlite`` (a rebuild that calls no
   provider).
+
+- ``tournament plan --roster FILE --profile P [--games SEEDS] [--runs N] [--out DIR] [--json]``:
+  before spending, the matches, calls, input/output/cached tokens, cost per model and in total
+  and the hours at the roster's rate limits (``arena.llm.plan``), under the profile's protocol
+  and runs per matchup.  Games default to the demo benchmark (Kuhn, Leduc and three generated
+  games); the totals are also given extrapolated to the profile's number of benchmark games.
+  With ``--out``, the matches already in that folder are left out.  Exit status 0, or 1 when an
+  estimate passes a budget (``max_usd``), 2 for bad input.
 
 Strategy programs in the roster (``kind: program``) take the admission test on each game first;
 a program refused on a game does not play there, and the summary names program, game and
@@ -64,17 +73,95 @@ def register(subparsers: Any) -> None:
     run.add_argument("--offline", action="store_true", help="answer only from the cache")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    run.add_argument(
+        "--protocol",
+        choices=("paper", "arena"),
+        default=None,
+        help="move protocol (default: the roster's, else arena)",
+    )
     run.set_defaults(handler=run_command)
+    plan = sub.add_parser("plan", help="estimate calls, tokens, cost and time before spending")
+    plan.add_argument("--roster", required=True, metavar="FILE", help="roster YAML file")
+    plan.add_argument("--profile", default=None, metavar="P", help="run profile (demo | paper)")
+    plan.add_argument("--games", default=None, metavar="SEEDS", help="default: the demo games")
+    plan.add_argument(
+        "--runs", type=count(1, MAX_RUNS), default=None, metavar="N", help="default: the profile's"
+    )
+    plan.add_argument("--out", default=None, metavar="DIR", help="leave out matches played here")
+    plan.add_argument("--json", action="store_true", help="print the plan as JSON")
+    plan.set_defaults(handler=plan_command)
+
+
+def plan_command(args: argparse.Namespace) -> int:
+    from arena.games import resolve_games
+    from arena.llm.plan import plan_tournament
+    from arena.roster import load_roster, with_protocol
+    from assets.partitions import DEMO_BENCHMARK_GAMES
+    from assets.run_profiles import get_profile
+    from engines.tournament.schedule import parse_game_list
+
+    # a bad profile, roster or game list raises ValueError: one line, exit status 2
+    profile = get_profile(args.profile)
+    roster = with_protocol(load_roster(Path(args.roster)), profile.protocol)
+    tokens = parse_game_list(args.games) if args.games else list(DEMO_BENCHMARK_GAMES)
+    games = resolve_games(tokens)
+    runs = args.runs or profile.runs_per_matchup
+    plan = plan_tournament(roster, games, runs, Path(args.out) if args.out else None)
+    report = plan.as_dict()
+    report |= {"profile": profile.name, "protocol": profile.protocol, "runs": runs}
+    factor = profile.benchmark_games / len(games) if games else 0.0
+    report["profile_games"] = profile.benchmark_games
+    report["extrapolated_to_profile_games"] = {
+        k: round(v * factor, 6) if isinstance(v, float) else round(v * factor)
+        for k, v in report["total"].items()
+    } | {"matches": round(plan.matches * factor), "hours": round(plan.hours * factor, 3)}
+    over = report["over_budget"] or any(m["over_budget"] for m in report["models"].values())
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(
+            f"plan ({profile.name} profile, protocol {profile.protocol}, {runs} runs, "
+            f"{len(games)} games): {plan.matches} matches to play"
+            + (f", {plan.already_played} already played" if plan.already_played else "")
+        )
+        print(
+            f"  {'model':<24} {'matches':>8} {'calls':>9} {'input tok':>12} {'cached':>12} "
+            f"{'output tok':>11} {'cost $':>10}"
+        )
+        for name, m in report["models"].items():
+            flag = "  over budget" if m["over_budget"] else ""
+            print(
+                f"  {name:<24} {m['matches']:>8} {m['calls']:>9} {m['input_tokens']:>12} "
+                f"{m['cached_input_tokens']:>12} {m['output_tokens']:>11} "
+                f"{m['cost_usd']:>10.2f}{flag}"
+            )
+        total = report["total"]
+        print(
+            f"  {'total':<24} {plan.matches:>8} {total['calls']:>9} {total['input_tokens']:>12} "
+            f"{total['cached_input_tokens']:>12} {total['output_tokens']:>11} "
+            f"{total['cost_usd']:>10.2f}"
+        )
+        print(f"  time at the roster's rate limits: {plan.hours:.2f} h")
+        extra = report["extrapolated_to_profile_games"]
+        print(
+            f"  at the profile's {profile.benchmark_games} games: {extra['matches']} matches, "
+            f"{extra['calls']} calls, ${extra['cost_usd']:.2f}, {extra['hours']:.2f} h"
+        )
+    if over:
+        print("genstrat: the estimate passes a budget (max_usd)", file=sys.stderr)
+    return 1 if over else 0
 
 
 def run_command(args: argparse.Namespace) -> int:
     from arena.games import resolve_games
     from arena.progress import COMMAND_INTERVAL_S, ProgressReporter
-    from arena.roster import load_roster
+    from arena.roster import load_roster, with_protocol
     from arena.tournament.runner import run_tournament
     from engines.tournament.schedule import parse_game_list
 
     roster = load_roster(Path(args.roster))
+    if args.protocol is not None:
+        roster = with_protocol(roster, args.protocol)
     games = resolve_games(parse_game_list(args.games))
     with ProgressReporter(
         "tournament", unit="matches", every_s=COMMAND_INTERVAL_S, enabled=not args.quiet
@@ -105,7 +192,15 @@ def run_command(args: argparse.Namespace) -> int:
             print(
                 f"  {name:<24} {int(rates['moves']):>7} moves  fallbacks "
                 f"{rates['fallback_rate']:6.2%}  rethinks {rates['rethink_rate']:6.2%}"
+                + (
+                    f"  {int(rates['input_tokens'])} in ({int(rates['cached_input_tokens'])} "
+                    f"cached) / {int(rates['output_tokens'])} out tokens  "
+                    f"${rates['cost_usd']:.4f}"
+                    if rates["calls"]
+                    else ""
+                )
             )
+        print(f"  protocol: {report['protocol']}")
         for name, refusals in report["not_admitted"].items():
             for game, reason in refusals.items():
                 print(f"  not admitted: program {name!r} on game {game}: {reason}")

@@ -47,6 +47,10 @@ def test_leaderboards_as_a_plain_function(corpus: SimulatedCorpus) -> None:
     # Table 1's dagger on the simulated corpus's one late-block model.
     late = metadata["late_block_models"]
     assert late != "none" and f"{late} \u2020" in metadata["leaderboard"].value
+    # the cost side: a row per model beside its strength; no plot when nothing was spent
+    assert metadata["model_usage"].value.startswith("| model | matches |")
+    assert metadata["model_usage"].value.count("\n") == 5 + 1
+    assert "plot_strength_cost" not in metadata
 
 
 def test_capability_profiles_as_a_plain_function(corpus: SimulatedCorpus) -> None:

@@ -384,3 +384,27 @@ def test_the_pages_render_in_headless_chromium(tmp_path: Path) -> None:
         Path(keep).mkdir(parents=True, exist_ok=True)
         for shot in shots.iterdir():
             shutil.copy(shot, Path(keep) / shot.name)
+
+
+def test_the_cost_block_shows_llm_usage_and_is_absent_for_bots(
+    corpus: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    from releases.contents import plot_images
+
+    matches, _moves = corpus
+    board = pd.DataFrame({"model": list(BOTS), "alpha": [-1.0, 0.5, 0.5], "rank": [3, 1, 2]})
+    bots = {"complete_pairs": matches, "leaderboards": board}
+    assert "strength_cost" not in str(sorted(plot_images(bots)))
+    plain = render_report(bots, {}, {}, manifest_for())["index.html"]
+    assert b"Strength and cost" not in plain  # a release of bots is unchanged
+    priced = matches.copy()
+    seat = priced["alice"] == "heuristic"
+    priced.loc[seat, "cost_usd_alice"] = 0.25
+    priced.loc[seat, "input_tokens_alice"] = 1000
+    priced.loc[seat, "calls_alice"] = priced.loc[seat, "moves_alice"]
+    tables = {"complete_pairs": priced, "leaderboards": board}
+    images = plot_images(tables)
+    assert {"plots/strength_cost.png", "plots/strength_cost.svg"} <= set(images)
+    index = render_report(tables, {}, images, manifest_for())["index.html"]
+    assert b"Strength and cost" in index and b"../plots/strength_cost.png" in index
+    assert f"{0.25 * int(seat.sum()):.4f}".encode() in index

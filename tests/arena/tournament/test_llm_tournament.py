@@ -295,7 +295,10 @@ def anthropic_script(request: Request) -> Answer:
     assert request.path == "/v1/messages"
     assert request.headers["x-api-key"] == CANARY
     assert request.headers["anthropic-version"] == "2023-06-01"
-    assert request.body["system"].startswith("# ") or request.body["system"]
+    # prompt caching is on by default for Anthropic: the rulebook is one cached system block
+    (block,) = request.body["system"]
+    assert block["type"] == "text" and block["text"]
+    assert block["cache_control"] == {"type": "ephemeral"}
     assert request.body["max_tokens"] == 1024
     menu = legal_menu(request)
     reply = {
