@@ -49,6 +49,7 @@ from arena.secrets import environment_secrets, redacted_rows
 from arena.tournament.journal import Corpus
 from arena.tournament.lineup import Lineup, build_lineup
 from engines.agents.base import PlayerStopped
+from engines.gbg.spec import GameSpec
 from engines.tournament.match import play_builtin_match, play_match, seat_rng
 from engines.tournament.records import DECIDED_STATUSES, Record
 from engines.tournament.schedule import Game, ScheduledMatch, block_schedule
@@ -163,6 +164,10 @@ def admit_programs(
                 continue
             tested.add((name, m.game.token))
             entry = programs[name]
+            if not isinstance(m.game.spec, GameSpec):
+                reason = "strategy programs play generated games only, not OpenSpiel games"
+                refused.setdefault(name, {})[m.game.token] = reason
+                continue
             verdict = admit(entry.path, m.game.spec, seed=seed, limits=entry.sandbox_limits())
             if not verdict.admitted:
                 refused.setdefault(name, {})[m.game.token] = verdict.reason
