@@ -11,6 +11,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engines.agents.builtin import BUILTIN_AGENTS, builtin_agent, check_params
+from engines.openspiel.spec import OpenSpielSpec
+
+# Built-in agents that play OpenSpiel games; the others read a generated game's structure.
+OPENSPIEL_PLAYERS = frozenset({"random", "mcts", "stockfish"})
 
 
 def _stockfish(**params: Any) -> Any:
@@ -53,3 +57,13 @@ def agent_version(name: str) -> str | None:
     cls = reference_class(name) if name in REFERENCE_AGENTS else agent_class(name)
     version = getattr(cls, "VERSION", None)
     return str(version) if version is not None else None
+
+
+def agent_plays(name: str, spec: Any) -> bool:
+    """Whether built-in agent ``name`` can play the game of ``spec`` (a tournament schedules
+    a built-in agent only on games it plays: Stockfish on chess, MCTS on OpenSpiel games)."""
+    if not isinstance(spec, OpenSpielSpec):
+        return name not in ("mcts", "stockfish")
+    if name == "stockfish":
+        return spec.family == "chess"
+    return name in OPENSPIEL_PLAYERS

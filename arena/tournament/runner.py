@@ -44,6 +44,7 @@ from typing import Any, Protocol
 
 from arena.llm.cache import ResponseCache
 from arena.programs.sandbox import admit
+from arena.reference_engines import agent_plays
 from arena.roster import BuiltinEntry, ProgramEntry, Roster
 from arena.secrets import environment_secrets, redacted_rows
 from arena.tournament.journal import Corpus
@@ -132,12 +133,13 @@ class TournamentSummary:
 
 
 def tournament_schedule(roster: Roster, games: Sequence[Game], runs: int) -> list[ScheduledMatch]:
-    """The roster's blocks scheduled on ``games`` (see ``schedule.block_schedule``)."""
+    """The roster's blocks scheduled on ``games`` (see ``schedule.block_schedule``), less the
+    matches of a built-in agent on a game it does not play (``agent_plays``)."""
     blocks = [
         (block, [p.name for p in roster.players if p.block == block]) for block in roster.blocks()
     ]
     fingerprints = {p.name: roster.fingerprint(p.name) for p in roster.players}
-    return block_schedule(
+    schedule = block_schedule(
         blocks,
         games,
         runs,
@@ -145,6 +147,13 @@ def tournament_schedule(roster: Roster, games: Sequence[Game], runs: int) -> lis
         first_block_games=roster.schedule.first_block_games,
         opponents=roster.schedule.opponents,
     )
+    # A built-in agent plays only the games it can (Stockfish: chess; mcts: OpenSpiel games).
+    agents = {p.name: p.agent for p in roster.players if isinstance(p, BuiltinEntry)}
+    return [
+        m
+        for m in schedule
+        if all(agent_plays(agents[n], m.game.spec) for n in m.players if n in agents)
+    ]
 
 
 # --- the tournament ----------------------------------------------------------------------------
