@@ -170,6 +170,12 @@ def parse_openspiel(token: str) -> OpenSpielSpec:
     body = token.removeprefix(PREFIX).strip()
     if not body:
         raise ValueError(f"{token!r} names no OpenSpiel game: write openspiel:<name>[(<params>)]")
+    name = body.split("(", 1)[0].strip()
+    if name not in ALIASES and name not in pyspiel.registered_names():
+        raise ValueError(
+            f"{token!r}: OpenSpiel has no game {name!r} (e.g. chess, go, hex, connect_four, "
+            f"breakthrough, liars_dice, or hunl for heads-up no-limit hold'em)"
+        )
     try:
         if body in ALIASES:
             name, given = ALIASES[body]

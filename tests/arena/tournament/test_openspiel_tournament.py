@@ -94,7 +94,9 @@ def test_runs_are_paired_and_the_corpus_zero_sum(corpus: tuple[pd.DataFrame, pd.
         first, second = run.sort_values("deal").itertuples()
         assert (first.alice, first.bob) == (second.bob, second.alice)
     # every recorded move was on the menu it was chosen from
-    assert all(a in list(legal) for a, legal in zip(moves["action"], moves["legal_actions"]))
+    assert all(
+        a in list(legal) for a, legal in zip(moves["action"], moves["legal_actions"], strict=True)
+    )
     poker = matches[matches["game"] == "openspiel:hunl"]
     assert poker["alice_chip_delta"].abs().max() <= 200  # stacks of 200 chips
 

@@ -170,7 +170,7 @@ def test_parameters_and_aliases_hash_as_the_game() -> None:
     ("token", "message"),
     [
         ("openspiel:", "names no OpenSpiel game"),
-        ("openspiel:no_such_game", "not an OpenSpiel game OpenSpiel can load"),
+        ("openspiel:no_such_game", "OpenSpiel has no game 'no_such_game'"),
         ("openspiel:go(board_size=x)", "not an OpenSpiel game OpenSpiel can load"),
         ("openspiel:kuhn_poker(players=3)", "has 3 players"),
         ("openspiel:matrix_rps", "not a sequential game"),
