@@ -119,7 +119,7 @@ def test_play_connect_four_against_mcts_in_a_terminal() -> None:
             screen = term.read_until(r"(your move> $)|(Result: [^\n]*\n)")
             if "Result:" in screen:
                 break
-            menu = re.findall(r"Legal moves: (.*)\n", screen)[-1].split(", ")
+            menu = re.findall(r"Legal moves: (.*)\n", term.screen)[-1].split(", ")
             term.type(f"column {menu[0]}" if moves % 2 else menu[0].upper())  # lenient reading
             moves += 1
             assert moves <= 21
