@@ -99,6 +99,10 @@ FAMILY_PROTOCOL: dict[str, str] = {
 FAMILY_MOVE_CAP: dict[str, int] = {"chess": 400}
 
 
+# Perfect-information games in which the players strictly alternate (a Go pass is a move).
+ALTERNATING = frozenset({"chess", "go", "hex", "connect_four", "breakthrough"})
+
+
 def is_openspiel_token(token: str) -> bool:
     return token.strip().startswith(PREFIX)
 
@@ -122,6 +126,22 @@ class OpenSpielSpec:
     def game(self) -> Any:
         """The loaded ``pyspiel.Game`` (loaded once per spec object)."""
         return pyspiel.load_game(self.short_name, self.params)
+
+    @cached_property
+    def has_chance(self) -> bool:
+        mode = self.game.get_type().chance_mode
+        return bool(mode != pyspiel.GameType.ChanceMode.DETERMINISTIC)
+
+    @cached_property
+    def alternates(self) -> bool:
+        """The players move in turn (no chance, no passing the turn): a move's next player is
+        the other one.  True of the board games; OpenSpiel is asked in the others."""
+        return self.short_name in ALTERNATING
+
+    @cached_property
+    def name_cache(self) -> dict[int, dict[int, str]]:
+        """Move names by seat and action id, for the families where those fix the name."""
+        return {}
 
     @property
     def name(self) -> str:

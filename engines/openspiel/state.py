@@ -37,53 +37,67 @@ class OpenSpielState:
         self.ps = spec.game.new_initial_state()
         self._chance = random.Random(derive_seed(play_seed, CHANCE_SALT))
         self.moves: list[tuple[int, str]] = []
+        self.action_history: list[int] = []  # the players' OpenSpiel action ids
         self.chance_outcomes: list[int] = []
         self.adjudicated: str | None = None
         self._menu: tuple[tuple[str, ...], list[int]] | None = None
+        self._player = TERMINAL
         self._advance()
 
     # -- chance and the cap -------------------------------------------------------------------
     def _advance(self) -> None:
         ps = self.ps
-        while ps.is_chance_node():
-            outcomes = ps.chance_outcomes()
-            u = self._chance.random()
-            chosen = outcomes[-1][0]
-            total = 0.0
-            for action, probability in outcomes:
-                total += probability
-                if u < total:
-                    chosen = action
-                    break
-            ps.apply_action(chosen)
-            self.chance_outcomes.append(chosen)
-        cap = self.spec.move_cap
-        if cap is not None and len(self.moves) >= cap and not ps.is_terminal():
-            self.adjudicated = f"{self.spec.adjudication} at the move cap ({cap} moves)"
+        spec = self.spec
+        if spec.has_chance:
+            while ps.is_chance_node():
+                outcomes = ps.chance_outcomes()
+                u = self._chance.random()
+                chosen = outcomes[-1][0]
+                total = 0.0
+                for action, probability in outcomes:
+                    total += probability
+                    if u < total:
+                        chosen = action
+                        break
+                ps.apply_action(chosen)
+                self.chance_outcomes.append(chosen)
         self._menu = None
+        # ``is_terminal`` first: in chess it generates (and keeps) the legal moves, which
+        # ``current_player`` would otherwise generate without keeping them.  In a game whose
+        # players alternate (spec.alternates) the next player is the other one.
+        if ps.is_terminal():
+            self._player = TERMINAL
+            return
+        if spec.alternates and self.moves:
+            self._player = 1 - self.moves[-1][0]
+        else:
+            self._player = int(ps.current_player())
+        cap = spec.move_cap
+        if cap is not None and len(self.moves) >= cap:
+            self.adjudicated = f"{spec.adjudication} at the move cap ({cap} moves)"
+            self._player = TERMINAL
 
     # -- the interface ------------------------------------------------------------------------
     @property
     def current_player(self) -> int:
-        if self.adjudicated is not None or self.ps.is_terminal():
-            return TERMINAL
-        return int(self.ps.current_player())
+        # Set by ``_advance``, which resolves chance nodes at once (so never -1, chance).
+        return self._player
 
     def is_terminal(self) -> bool:
         return self.current_player == TERMINAL
 
     def _names(self) -> tuple[tuple[str, ...], list[int]]:
-        if self._menu is None:
-            seat = self.current_player
+        menu = self._menu
+        if menu is None:
+            seat = self._player
             if seat < 0:
-                self._menu = ((), [])
+                menu = ((), [])
             else:
-                ids = list(self.ps.legal_actions())
-                names = action_names(self.spec.family, self.ps, seat, ids)
-                if len(set(names)) != len(names):  # never expected; keep names unique anyway
-                    names = [f"{n} #{a}" for n, a in zip(names, ids, strict=True)]
-                self._menu = (tuple(names), ids)
-        return self._menu
+                ps, spec = self.ps, self.spec
+                ids = ps.legal_actions()
+                menu = (tuple(action_names(spec.family, ps, seat, ids, spec.name_cache)), ids)
+            self._menu = menu
+        return menu
 
     def legal_actions(self) -> tuple[str, ...]:
         return self._names()[0]
@@ -100,11 +114,17 @@ class OpenSpielState:
             raise ValueError(f"{name!r} is not a legal move here") from None
 
     def apply(self, name: str) -> None:
-        seat = self.current_player
+        seat = self._player
         if seat < 0:
             raise ValueError("the deal is over")
-        self.ps.apply_action(self.action_id(name))
+        names, ids = self._menu or self._names()
+        try:
+            action = ids[names.index(name)]
+        except ValueError:
+            raise ValueError(f"{name!r} is not a legal move here") from None
+        self.ps.apply_action(action)
         self.moves.append((seat, name))
+        self.action_history.append(action)
         self._advance()
 
     def apply_id(self, action: int) -> None:

@@ -3,14 +3,16 @@
 Move names are stable (the same move always has the same name in the same position) and
 unique within a menu:
 
-- chess: standard algebraic notation (SAN) as OpenSpiel writes it (``Nf3``, ``O-O``, ``exd5``,
-  ``e8=Q+``); the reader also takes UCI (``g1f3``) and minor SAN variants (no check sign,
-  ``0-0``, a missing or extra ``x``);
+- chess: UCI long algebraic notation (``g1f3``, ``e1g1`` for castling, ``e7e8q``), which
+  depends on the move alone, so it is looked up rather than computed (SAN needs check and
+  disambiguation tests for every legal move); the prompt shows the game in SAN (PGN move
+  text) and the reader takes SAN as OpenSpiel writes it (``Nf3``, ``O-O``, ``exd5``,
+  ``e8=Q+``) and minor variants of it (no check sign, ``0-0``, a missing or extra ``x``);
 - Go: the point's coordinate in lower case (``d4``; columns a-j without i) or ``pass``;
 - Hex: the cell's coordinate (``c3``), columns a.., rows 1..;
 - connect four: the column's letter (``a`` to ``g``);
-- breakthrough: from-square and to-square (``a2a3``; a capture may be written ``a2b3*`` or
-  ``a2xb3``);
+- breakthrough: from-square and to-square (``a2a3``; a capture is written the same way, and
+  the reader also takes ``a2b3*`` or ``a2xb3``);
 - liar's dice: ``bid Q-F`` (at least Q dice show face F) or ``liar``;
 - heads-up hold'em: ``fold``, ``check``, ``call``, ``raise N`` (raise your total stake in the hand
   to N chips; the largest is all-in);
@@ -177,18 +179,93 @@ def _chess_uci(ps: Any, action: int) -> str:
     return str(pyspiel.chess.action_to_move(action, ps.board()).to_lan())
 
 
-def action_names(family: str, ps: Any, seat: int, actions: list[int]) -> list[str]:
-    """The names of ``actions`` for ``seat`` in the pyspiel state ``ps`` (module docstring)."""
+# Families whose move name depends only on (seat, action id), not on the position: the names
+# are computed once per spec and seat and then looked up (the adapter's speed, issue 18).
+CACHED_FAMILIES = frozenset({"chess", "go", "hex", "connect_four", "breakthrough", "liars_dice"})
+
+
+def fresh_names(family: str, ps: Any, seat: int, actions: list[int]) -> list[str]:
+    """The names of ``actions`` for ``seat`` in the pyspiel state ``ps``, computed afresh."""
     if family == "universal_poker":
         return poker_names(ps, seat, actions)
+    if family == "connect_four":
+        return [chr(ord("a") + a) for a in actions]
+    if family == "chess":
+        return [_chess_uci(ps, a) for a in actions]
     raw = [ps.action_to_string(seat, a) for a in actions]
     if family == "go":
         return [r.split()[-1].lower() for r in raw]
-    if family == "connect_four":
-        return [chr(ord("a") + a) for a in actions]
     if family == "liars_dice":
         return ["liar" if r == "Liar" else f"bid {r}" for r in raw]
+    if family == "breakthrough":
+        return [r.replace("*", "") for r in raw]
     return raw
+
+
+def action_names(
+    family: str, ps: Any, seat: int, actions: list[int], cache: dict[int, dict[int, str]]
+) -> list[str]:
+    """The names of ``actions`` (module docstring), through ``cache`` (seat -> action id ->
+    name) where names depend only on the seat and the action id.
+
+    Chess almost qualifies: an action id fixes the from- and to-squares, but a move to the last
+    rank from the one before is a pawn's promotion to a queen (``a7a8q``) or a piece's move
+    (``a7a8``) under one id.  The cache keeps the piece's name, and such a move gets its ``q``
+    when the position has a pawn of the side to move on its from-square."""
+    if family not in CACHED_FAMILIES:
+        return unique(fresh_names(family, ps, seat, actions), actions)
+    known = cache.setdefault(seat, {})
+    try:
+        names = list(map(known.__getitem__, actions))
+    except KeyError:
+        missing = [a for a in actions if a not in known]
+        fresh = fresh_names(family, ps, seat, missing)
+        if family == "chess":  # the piece's name: the queen promotion's without its q
+            fresh = [n[:4] if len(n) == 5 and n[4] == "q" else n for n in fresh]
+            cache.setdefault(-1 - seat, {}).update(
+                (a, n) for a, n in zip(missing, fresh, strict=True) if _last_rank(n, seat)
+            )
+        known.update(zip(missing, fresh, strict=True))
+        names = list(map(known.__getitem__, actions))
+    if family == "chess":
+        last = cache.get(-1 - seat)
+        if last and not last.keys().isdisjoint(actions):
+            rows = str(ps).split(" ", 1)[0].split("/")  # FEN: rank 8 first
+            # The mover's piece stands on the from-square: a promotion if it is a white pawn
+            # on rank 7 or a black one on rank 2.
+            pawns = {
+                "7": "".join("." * int(c) if c.isdigit() else c for c in rows[1]).replace("p", "."),
+                "2": "".join("." * int(c) if c.isdigit() else c for c in rows[6]).replace("P", "."),
+            }
+            names = [
+                n + "q" if a in last and pawns[n[1]][ord(n[0]) - 97] in "Pp" else n
+                for a, n in zip(actions, names, strict=True)
+            ]
+    return names
+
+
+def _last_rank(uci: str, seat: int) -> bool:
+    """A move to the last rank from the one before (a promotion, if a pawn's): from the 7th to
+    the 8th for White (OpenSpiel's player 1), from the 2nd to the 1st for Black."""
+    return len(uci) == 4 and (uci[1], uci[3]) == (("2", "1"), ("7", "8"))[seat]
+
+
+def unique(names: list[str], actions: list[int]) -> list[str]:
+    """``names``, with the action id appended where two moves would share a name (a game
+    whose action strings are not unique)."""
+    if len(set(names)) == len(names):
+        return names
+    return [f"{n} #{a}" for n, a in zip(names, actions, strict=True)]
+
+
+def chess_san(state: Any) -> list[str]:
+    """The game's moves in SAN, replayed from the start (for the prompt's move text)."""
+    ps = state.spec.game.new_initial_state()
+    out = []
+    for action in state.action_history:
+        out.append(ps.action_to_string(ps.current_player(), action))
+        ps.apply_action(action)
+    return out
 
 
 def move_history(state: Any, seat: int) -> str:
@@ -197,7 +274,7 @@ def move_history(state: Any, seat: int) -> str:
         return "(none yet)"
     if state.spec.family == "chess":
         parts = []
-        for i, (_, name) in enumerate(state.moves):
+        for i, name in enumerate(chess_san(state)):
             parts.append(f"{i // 2 + 1}. {name}" if i % 2 == 0 else name)
         return " ".join(parts)
     return ", ".join(f"{side_name(state.spec.family, s)}: {n}" for s, n in state.moves)
@@ -285,18 +362,21 @@ def read_move(state: Any, said: str) -> str | None:
         return lowered[text.casefold()]
     family = state.spec.family
     if family == "chess":
-        if text in legal:
-            return text
+        if text.lower() in legal:  # UCI, the menu's names
+            return text.lower()
         key = _san_key(text)
-        by_key = {_san_key(a): a for a in legal}
+        san = {
+            state.ps.action_to_string(state.current_player, a): name
+            for a, name in zip(state.action_ids(), legal, strict=True)
+        }
+        by_key = {_san_key(s): name for s, name in san.items()}
         if key in by_key:
             return by_key[key]
         uci = text.lower().replace("-", "")
-        for action, name in zip(state.action_ids(), legal, strict=True):
-            if _chess_uci(state.ps, action) == uci:
-                return name
+        if uci in legal:
+            return uci
         # A pawn or piece letter in the wrong case (``nf3``): only when it names one move.
-        loose = [a for k, a in by_key.items() if k.casefold() == key.casefold()]
+        loose = [name for k, name in by_key.items() if k.casefold() == key.casefold()]
         return loose[0] if len(loose) == 1 else None
     if family == "breakthrough":
         key = text.lower().replace("x", "").replace("*", "").replace("-", "")

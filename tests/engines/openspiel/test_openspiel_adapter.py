@@ -85,7 +85,7 @@ def test_perfect_information_games_start_alike_whatever_the_seed() -> None:
 def test_names_follow_each_family_notation() -> None:
     chess = SPECS["openspiel:chess"].new_deal(0)
     assert chess.current_player == 1  # OpenSpiel's White is player 1
-    assert {"e4", "Nf3", "a3"} <= set(chess.legal_actions())
+    assert {"e2e4", "g1f3", "a2a3"} <= set(chess.legal_actions())  # UCI
     go = SPECS["openspiel:go(board_size=9)"].new_deal(0)
     assert {"a1", "e5", "j9", "pass"} <= set(go.legal_actions()) and "i1" not in go.legal_actions()
     assert SPECS["openspiel:connect_four"].new_deal(0).legal_actions() == tuple("abcdefg")
@@ -114,15 +114,15 @@ def test_the_move_cap_adjudicates_a_draw() -> None:
 
 def test_the_reader_takes_san_variants_and_uci() -> None:
     state = SPECS["openspiel:chess"].new_deal(0)
-    for said, move in [("Nf3", "Nf3"), ("g1f3", "Nf3"), ("e2-e4", "e4"), ("nf3", "Nf3")]:
+    for said, move in [("Nf3", "g1f3"), ("g1f3", "g1f3"), ("e2-e4", "e2e4"), ("nf3", "g1f3")]:
         assert read_move(state, said) == move
     for move in ("e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6"):
-        state.apply(move)
-    assert read_move(state, "0-0") == "O-O" and read_move(state, "e1g1") == "O-O"
-    assert read_move(state, "Ke2+") == "Ke2"
-    assert read_move(state, "Nxe5") == "Nxe5" and read_move(state, "Ne5") == "Nxe5"
+        state.apply(str(read_move(state, move)))
+    assert read_move(state, "0-0") == "e1g1" and read_move(state, "O-O") == "e1g1"
+    assert read_move(state, "Ke2+") == "e1e2"
+    assert read_move(state, "Nxe5") == "f3e5" and read_move(state, "Ne5") == "f3e5"
     assert read_move(state, "Qh5#") is None  # not legal: the queen's path is blocked
-    assert parse_move(state, '{"action": "Nxe5"}') == ("ok", "Nxe5")
+    assert parse_move(state, '{"action": "Nxe5"}') == ("ok", "f3e5")
     assert parse_move(state, '{"action": "Ke3"}') == ("illegal", None)
     assert parse_move(state, "I castle") == ("unparsable", None)
 
@@ -132,11 +132,28 @@ def test_bishop_and_pawn_captures_are_told_apart() -> None:
     state = SPECS["openspiel:chess"].new_deal(0)
     game = "f3 f5 a4 d6 g3 e6 e3 g6 h3 c5 Bg2 Bg7 Bf1 Qh4 Ba6 d5 Na3 d4 Ne2 Bd7 Ng1 e5 d3 Bb5 b3"
     for move in game.split():  # the first such position of random game 0 (found by search)
-        state.apply(move)
-    assert {"Bxa6", "bxa6"} <= set(state.legal_actions())
-    assert parse_move(state, '{"action": "bxa6"}') == ("ok", "bxa6")
-    assert parse_move(state, '{"action": "Bxa6"}') == ("ok", "Bxa6")
-    assert parse_move(state, '{"action": "b7a6"}') == ("ok", "bxa6")
+        state.apply(str(read_move(state, move)))
+    assert {"b5a6", "b7a6"} <= set(state.legal_actions())
+    assert parse_move(state, '{"action": "bxa6"}') == ("ok", "b7a6")
+    assert parse_move(state, '{"action": "Bxa6"}') == ("ok", "b5a6")
+    assert parse_move(state, '{"action": "b7a6"}') == ("ok", "b7a6")
+
+
+@settings(max_examples=15, deadline=None)
+@given(move_seed=st.integers(0, 2**32))
+def test_cached_chess_names_are_the_fresh_ones(move_seed: int) -> None:
+    """Names come from a cache by (seat, action id), promotions named from the position: they
+    must equal what OpenSpiel says of the position itself, move after move."""
+    from engines.openspiel.text import fresh_names
+
+    state = SPECS["openspiel:chess"].new_deal(0)
+    rng = random.Random(move_seed)
+    while not state.is_terminal():
+        names = state.legal_actions()
+        assert list(names) == fresh_names(
+            "chess", state.ps, state.current_player, state.action_ids()
+        )
+        state.apply(rng.choice(names))
 
 
 def test_other_families_read_leniently() -> None:
@@ -194,10 +211,13 @@ def test_rules_name_the_notation_and_the_protocol() -> None:
 
 def test_chess_prompt_hides_the_menu_and_others_show_it() -> None:
     chess = SPECS["openspiel:chess"].new_deal(0)
-    chess.apply("e4")
+    chess.apply("e2e4")
+    chess.apply("e7e5")
+    chess.apply("g1f3")
     prompt = chess.turn_prompt(0)
-    assert "You play Black" in prompt and "1. e4" in prompt and "Legal moves" not in prompt
-    assert "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq" in prompt
+    assert "You play Black" in prompt and "1. e4 e5 2. Nf3" in prompt
+    assert "Legal moves" not in prompt
+    assert "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq" in prompt
     poker = SPECS["openspiel:hunl"].new_deal(0).turn_prompt(1)
     assert "Legal moves: fold, call, raise N (any whole N from 4 to 200)" in poker
 
