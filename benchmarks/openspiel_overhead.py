@@ -13,8 +13,8 @@ games, alternated ``--repeats`` times in one process so that machine load hits b
 
 The figure is the ratio of the median CPU time per move (``time.process_time``: the machine is
 shared, and wall-clock time would count the other processes' turns), adapter / OpenSpiel
-(issue 18's target: at most 1.5 on chess).  Games differ between the two loops (the adapter caps chess at 400
-moves), so the comparison is per move, not per game.
+(issue 18's target: at most 1.5 on chess).  Games differ between the two loops (the adapter
+caps chess at 400 moves), so the comparison is per move, not per game.
 """
 
 from __future__ import annotations
