@@ -139,6 +139,12 @@ class OpenSpielSpec:
         return self.short_name in ALTERNATING
 
     @cached_property
+    def fast_advance(self) -> bool:
+        """After a move only ``is_terminal`` needs asking: no chance, alternating players,
+        no move cap of ours."""
+        return self.alternates and not self.has_chance and self.move_cap is None
+
+    @cached_property
     def name_cache(self) -> dict[int, dict[int, str]]:
         """Move names by seat and action id, for the families where those fix the name."""
         return {}

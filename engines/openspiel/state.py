@@ -125,6 +125,10 @@ class OpenSpielState:
         self.ps.apply_action(action)
         self.moves.append((seat, name))
         self.action_history.append(action)
+        if self.spec.fast_advance:  # no chance, players alternate, no cap: the common case
+            self._menu = None
+            self._player = TERMINAL if self.ps.is_terminal() else 1 - seat
+            return
         self._advance()
 
     def apply_id(self, action: int) -> None:

@@ -214,7 +214,9 @@ def action_names(
     when the position has a pawn of the side to move on its from-square."""
     if family not in CACHED_FAMILIES:
         return unique(fresh_names(family, ps, seat, actions), actions)
-    known = cache.setdefault(seat, {})
+    known = cache.get(seat)
+    if known is None:
+        known = cache[seat] = {}
     try:
         names = list(map(known.__getitem__, actions))
     except KeyError:
@@ -229,7 +231,7 @@ def action_names(
         names = list(map(known.__getitem__, actions))
     if family == "chess":
         last = cache.get(-1 - seat)
-        if last and not last.keys().isdisjoint(actions):
+        if last and not last.keys().isdisjoint(actions):  # a pawn may be about to promote
             rows = str(ps).split(" ", 1)[0].split("/")  # FEN: rank 8 first
             # The mover's piece stands on the from-square: a promotion if it is a white pawn
             # on rank 7 or a black one on rank 2.

@@ -4,7 +4,8 @@
   scheduled deal not yet in ``DIR`` and write ``DIR/matches.parquet`` and ``DIR/moves.parquet``.
   Killed at any moment and started again with the same command, it ends with the corpus an
   uninterrupted run writes.  ``SEEDS``: comma-separated generator seeds, preset names, spec
-  files or OpenSpiel games (``openspiel:chess``, ``openspiel:go(board_size=9)``).  ``--parallel`` bounds the matches in flight (``--workers`` processes share them and
+  files or OpenSpiel games (``openspiel:chess``, ``openspiel:go(board_size=9)``).
+  ``--parallel`` bounds the matches in flight (``--workers`` processes share them and
   the providers' limits); ``--retry-failed`` plays recorded timeouts and errors again;
   ``--offline`` answers every model call from ``DIR/cache.sqlite`` (a rebuild that calls no
   provider).
