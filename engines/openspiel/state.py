@@ -42,6 +42,9 @@ class OpenSpielState:
         self.adjudicated: str | None = None
         self._menu: tuple[tuple[str, ...], list[int]] | None = None
         self._player = TERMINAL
+        self._family = spec.family
+        self._names_by_id = spec.name_cache
+        self._fast = spec.fast_advance
         self._advance()
 
     # -- chance and the cap -------------------------------------------------------------------
@@ -93,9 +96,9 @@ class OpenSpielState:
             if seat < 0:
                 menu = ((), [])
             else:
-                ps, spec = self.ps, self.spec
+                ps = self.ps
                 ids = ps.legal_actions()
-                menu = (tuple(action_names(spec.family, ps, seat, ids, spec.name_cache)), ids)
+                menu = (tuple(action_names(self._family, ps, seat, ids, self._names_by_id)), ids)
             self._menu = menu
         return menu
 
@@ -125,7 +128,7 @@ class OpenSpielState:
         self.ps.apply_action(action)
         self.moves.append((seat, name))
         self.action_history.append(action)
-        if self.spec.fast_advance:  # no chance, players alternate, no cap: the common case
+        if self._fast:  # no chance, players alternate, no cap of ours
             self._menu = None
             self._player = TERMINAL if self.ps.is_terminal() else 1 - seat
             return
