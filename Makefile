@@ -12,7 +12,7 @@ export DAGSTER_HOME := $(CURDIR)/.dagster_home
 export GENSTRAT_DATA := $(CURDIR)/data
 export PYTHONHASHSEED := 0
 
-.PHONY: install run test check ui lint typecheck contracts pytest pytest-fast bench clean browser sandbox local-llm postgres
+.PHONY: install run test check ui lint typecheck contracts pytest pytest-fast bench clean browser sandbox local-llm postgres stockfish
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=/path/to/python3.11'" >&2; exit 1; }
@@ -27,7 +27,7 @@ $(DAGSTER_HOME)/dagster.yaml: instance/dagster.yaml
 	mkdir -p $(DAGSTER_HOME)
 	cp instance/dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 
-install: $(STAMP) $(DAGSTER_HOME)/dagster.yaml sandbox
+install: $(STAMP) $(DAGSTER_HOME)/dagster.yaml sandbox stockfish
 
 run: install
 	$(BIN)/python -m pipelines.run_main
@@ -54,6 +54,13 @@ sandbox:
 	@command -v bwrap >/dev/null 2>&1 || { \
 	  echo "installing bubblewrap (Debian package) for the program sandbox"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }
+
+# Stockfish 15.1 (Debian's package) for the chess reference engine (arena/reference_engines);
+# installed once if missing.  Debian puts it in /usr/games.
+stockfish:
+	@command -v stockfish >/dev/null 2>&1 || test -x /usr/games/stockfish || { \
+	  echo "installing stockfish (Debian package) for the chess reference engine"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish >/dev/null; }
 
 # Headless Chromium (Debian's package) for the end-to-end UI test; installed once if missing.
 browser:
@@ -90,7 +97,7 @@ $(LOCAL_LLM_STAMP): constraints.txt pyproject.toml | $(STAMP)
 
 # pytest runs with the local LLM server up (on a free loopback port, URL in
 # GENSTRAT_LOCAL_LLM_URL); the server is stopped afterwards, also when tests fail or are stopped.
-pytest: install browser local-llm postgres
+pytest: install browser local-llm postgres stockfish
 	@state=$$(mktemp -d); \
 	stop() { $(BIN)/python tools/local_llm.py stop --state-dir "$$state"; rm -rf "$$state"; }; \
 	trap stop EXIT; trap 'exit 130' INT TERM; \

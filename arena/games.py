@@ -1,4 +1,5 @@
-"""Naming a game: a preset name, a seed of the procedural generator, or a spec JSON file.
+"""Naming a game: a preset name, a seed of the procedural generator, a spec JSON file, or an
+OpenSpiel game (``openspiel:<name>[(<params>)]``, ``engines.openspiel.spec``).
 
 Every CLI command and roster that takes ``SEED`` resolves it here, so "what game is this" has
 one answer everywhere.  Errors are one line naming the problem and what to do.
@@ -13,6 +14,7 @@ from pydantic import ValidationError
 
 from engines.gbg.presets import PRESETS
 from engines.gbg.spec import GameSpec
+from engines.openspiel.spec import OpenSpielSpec, is_openspiel_token, parse_openspiel
 from engines.tournament.schedule import Game, preset_game_seed
 
 
@@ -39,8 +41,10 @@ def load_spec_file(path: Path) -> GameSpec:
 
 
 def resolve_game(token: str) -> GameSpec:
-    """The game a user means by ``token`` (see the module docstring)."""
+    """The generated game a user means by ``token`` (see the module docstring)."""
     token = token.strip()
+    if is_openspiel_token(token):
+        raise ValueError(f"{token!r} is an OpenSpiel game; this command takes generated games")
     if token in PRESETS:
         return PRESETS[token]()
     if token.endswith(".json") or Path(token).is_file():
@@ -54,19 +58,27 @@ def resolve_game(token: str) -> GameSpec:
         return generate(seed)
     raise ValueError(
         f"{token!r} is not a game: give a seed (a non-negative integer), a preset "
-        f"({', '.join(PRESETS)}) or a spec .json file"
+        f"({', '.join(PRESETS)}), a spec .json file or openspiel:<name>"
     )
 
 
+def resolve_any_game(token: str) -> GameSpec | OpenSpielSpec:
+    """The game ``token`` names: a generated game or an OpenSpiel one."""
+    if is_openspiel_token(token):
+        return parse_openspiel(token)
+    return resolve_game(token)
+
+
 def resolve_games(tokens: Sequence[str]) -> list[Game]:
-    """Games from seeds, preset names or spec files; ``ValueError`` for a bad or repeated one."""
+    """Games from seeds, preset names, spec files or ``openspiel:`` names; ``ValueError`` for a
+    bad or repeated one."""
     games: list[Game] = []
     seen: dict[str, str] = {}
     for raw in tokens:
         token = raw.strip()
         if not token:
             raise ValueError("empty game in the game list (check the commas)")
-        spec = resolve_game(token)
+        spec = resolve_any_game(token)
         if spec.spec_hash in seen:
             raise ValueError(f"game {token!r} is the same game as {seen[spec.spec_hash]!r}")
         seen[spec.spec_hash] = token

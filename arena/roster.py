@@ -132,13 +132,19 @@ class BuiltinEntry(_PlayerBase):
 
     @model_validator(mode="after")
     def _known_agent(self) -> BuiltinEntry:
-        from engines.agents.builtin import builtin_agent
+        from arena.reference_engines import make_builtin
 
-        builtin_agent(self.agent, self.params)  # ValueError names the problem
+        make_builtin(self.agent, self.params)  # ValueError names the problem
         return self
 
     def behaviour(self) -> dict[str, Any]:
-        return {"kind": self.kind, "agent": self.agent, "params": self.params}
+        from arena.reference_engines import agent_version
+
+        out: dict[str, Any] = {"kind": self.kind, "agent": self.agent, "params": self.params}
+        version = agent_version(self.agent)  # versioned agents (mcts, stockfish) only
+        if version is not None:
+            out["version"] = version
+        return out
 
 
 class ApiEntry(_PlayerBase):

@@ -155,7 +155,7 @@ def solvable(
     """Prepare the efficiency anchors when the game is small enough (None if it is not); the
     exact solving rows: per responding seat, the best and worst response values to the
     program and the game's equilibrium value for that seat."""
-    spec = game.spec
+    spec = game.generated
     try:
         tables = {
             s: estimate_policy(opponent.program, spec, s, settings.policy_seeds,
@@ -242,6 +242,9 @@ async def _run(
         data["protocol"] = settings.protocol
     roster = parse_roster(data, "ablation players")
     games = resolve_games(list(settings.games))
+    for game in games:
+        if not isinstance(game.spec, GameSpec):
+            raise ValueError(f"{game.token!r}: the ablations play generated games only")
     llm_games = [g for g in games if g.token in settings.llm_games]
     cache = ResponseCache(folder / "cache.sqlite")
     lineup = build_lineup(roster, cache, random.Random(settings.seed), environ)
@@ -261,7 +264,7 @@ async def _run(
             opponent = _Opponent(spec, program, player)
             opponents.append(opponent)
             for game in on:
-                verdict = admit(path, game.spec, seed=settings.seed, secrets=lineup.secrets)
+                verdict = admit(path, game.generated, seed=settings.seed, secrets=lineup.secrets)
                 program_rows.append({"program": name, "author": author, "game": game.token,
                                      "admitted": verdict.admitted, "reason": verdict.reason,
                                      "median_move_ms": verdict.median_move_ms})  # fmt: skip
@@ -277,7 +280,9 @@ async def _run(
                 notes.append(author.stopped)
                 continue
             for game in llm_games:
-                tried = await author_program(author, game.spec, game.token, folder / "programs")
+                tried = await author_program(
+                    author, game.generated, game.token, folder / "programs"
+                )
                 attempts.extend(tried)
                 if tried and tried[-1].admitted and tried[-1].path:
                     name = f"{author.name}-{game.token}-{tried[-1].code_sha256 or ''}"[:48]
@@ -289,7 +294,9 @@ async def _run(
         for game in games:
             for opponent in per_game[game.token]:
                 for s in (0, 1):
-                    opponent.readings[(game.token, s)] = reading(opponent.program, game.spec, s)
+                    opponent.readings[(game.token, s)] = reading(
+                        opponent.program, game.generated, s
+                    )
                 exact = solvable(opponent, game, settings)
                 if exact is not None:
                     solving += exact
@@ -411,7 +418,7 @@ def game_axes(
     out: dict[str, Mapping[str, float]] = {}
     for game in games:
         known = (given or {}).get(game.token)
-        out[game.token] = known if known else compute_axes(game.spec, budget, seed).axes
+        out[game.token] = known if known else compute_axes(game.generated, budget, seed).axes
     return out
 
 

@@ -36,11 +36,14 @@ from arena.llm.providers import (
 )
 from arena.llm.transport import NonRetryableError, RetriesExhausted, Transport
 from arena.secrets import redact
-from engines.agents.base import Decision, MoveFailed, PlayerStopped
+from engines.agents.base import Decision, Forfeit, MoveFailed, PlayerStopped
 from engines.agents.parser import FEEDBACK, Parsed, action_schema, fallback_action, parse_reply
 from engines.gbg import rulebook
 from engines.gbg.engine import State
 from engines.gbg.render import turn_prompt
+from engines.openspiel.spec import OpenSpielSpec
+from engines.openspiel.state import OpenSpielState
+from engines.openspiel.text import conservative_move, parse_move, rules_text
 
 # A cached call that failed (retries exhausted, malformed reply) is stored under this key, so
 # an offline rebuild reproduces the failed match; a live run ignores it and asks again.
@@ -100,10 +103,11 @@ class LLMPlayer:
     _rulebooks: dict[str, str] = field(default_factory=dict, repr=False)
 
     def rulebook(self, state: State) -> str:
-        spec = state.spec
+        spec: Any = state.spec
         text = self._rulebooks.get(spec.spec_hash)
         if text is None:
-            text = self._rulebooks[spec.spec_hash] = rulebook(spec)
+            text = rules_text(spec) if isinstance(spec, OpenSpielSpec) else rulebook(spec)
+            self._rulebooks[spec.spec_hash] = text
         return text
 
     def stop(self, reason: str) -> PlayerStopped:
@@ -190,7 +194,11 @@ class LLMPlayer:
             raise PlayerStopped(self.stopped)
         legal = state.legal_actions()
         system = self.rulebook(state)
-        prompt = turn_prompt(state, seat)
+        # An OpenSpiel game brings its own prompt, move reader and illegal-move protocol.
+        game: Any = state
+        protocol = game.spec.protocol if isinstance(game, OpenSpielState) else None
+        prompt = game.turn_prompt(seat) if protocol else turn_prompt(state, seat)
+        rethinks = protocol.rethinks if protocol else self.rethinks
         messages: list[Message] = [{"role": "user", "content": prompt}]
         replies: list[str] = []
         reasoning: list[str] = []
@@ -201,7 +209,7 @@ class LLMPlayer:
         all_cached = True
         first: Parsed | None = None
         parsed = Parsed("unparsable")
-        for attempt in range(self.rethinks + 1):
+        for attempt in range(rethinks + 1):
             reply, took, n_calls, cached = await self.ask(
                 system, messages, legal, f"{call_id}/{attempt}"
             )
@@ -223,9 +231,13 @@ class LLMPlayer:
             replies.append(text)
             if reply.reasoning:
                 reasoning.append(reply.reasoning)
-            parsed = parse_reply(text, legal)
+            if protocol:
+                verdict, move = parse_move(game, text)
+                parsed = Parsed(verdict, action=move)  # type: ignore[arg-type]
+            else:
+                parsed = parse_reply(text, legal)
             first = first or parsed
-            if parsed.verdict == "ok" or attempt == self.rethinks:
+            if parsed.verdict == "ok" or attempt == rethinks:
                 break
             messages = [
                 *messages,
@@ -233,7 +245,15 @@ class LLMPlayer:
                 {"role": "user", "content": FEEDBACK[parsed.verdict]},
             ]
         fallback = parsed.verdict != "ok" or parsed.action is None
-        action = fallback_action(legal, rng) if fallback else parsed.action
+        if fallback and protocol and protocol.exhausted == "forfeit":
+            raise Forfeit(
+                f"no legal move in {len(replies)} replies (protocol {protocol.name}); "
+                f"last reply {replies[-1][:200]!r}"
+            )
+        if fallback and protocol and protocol.exhausted == "conservative":
+            action: str | None = conservative_move(legal)
+        else:
+            action = fallback_action(legal, rng) if fallback else parsed.action
         assert action is not None
         return Decision(
             action=action,

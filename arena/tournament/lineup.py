@@ -25,9 +25,9 @@ from typing import Any
 from arena.llm.cache import ResponseCache
 from arena.programs.player import ProgramPlayer
 from arena.programs.sandbox import Program
+from arena.reference_engines import make_builtin
 from arena.roster import ApiEntry, BuiltinEntry, ProgramEntry, PythonEntry, Roster
 from engines.agents.base import BuiltinPlayer, Player
-from engines.agents.builtin import builtin_agent
 
 
 @dataclass
@@ -101,7 +101,7 @@ def build_lineup(
         clients = {route: [http_client(route[1], tls)] for route in routes}
     for entry in roster.players:
         if isinstance(entry, BuiltinEntry):
-            agent = builtin_agent(entry.agent, entry.params)
+            agent = make_builtin(entry.agent, entry.params)
             players[entry.name] = BuiltinPlayer(
                 name=entry.name, agent=agent, model=entry.agent, settings=dict(entry.params)
             )

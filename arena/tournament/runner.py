@@ -49,12 +49,14 @@ from typing import Any, Protocol
 
 from arena.llm.cache import ResponseCache
 from arena.programs.sandbox import admit
+from arena.reference_engines import agent_plays
 from arena.roster import BuiltinEntry, ProgramEntry, Roster
 from arena.secrets import environment_secrets, redacted_rows
 from arena.tournament.budget import Budget, record_state
 from arena.tournament.journal import Corpus
 from arena.tournament.lineup import Lineup, build_lineup
 from engines.agents.base import PlayerStopped
+from engines.gbg.spec import GameSpec
 from engines.tournament.match import play_builtin_match, play_match, seat_rng
 from engines.tournament.records import DECIDED_STATUSES, Record
 from engines.tournament.schedule import Game, ScheduledMatch, block_schedule
@@ -141,12 +143,13 @@ class TournamentSummary:
 
 
 def tournament_schedule(roster: Roster, games: Sequence[Game], runs: int) -> list[ScheduledMatch]:
-    """The roster's blocks scheduled on ``games`` (see ``schedule.block_schedule``)."""
+    """The roster's blocks scheduled on ``games`` (see ``schedule.block_schedule``), less the
+    matches of a built-in agent on a game it does not play (``agent_plays``)."""
     blocks = [
         (block, [p.name for p in roster.players if p.block == block]) for block in roster.blocks()
     ]
     fingerprints = {p.name: roster.fingerprint(p.name) for p in roster.players}
-    return block_schedule(
+    schedule = block_schedule(
         blocks,
         games,
         runs,
@@ -154,6 +157,13 @@ def tournament_schedule(roster: Roster, games: Sequence[Game], runs: int) -> lis
         first_block_games=roster.schedule.first_block_games,
         opponents=roster.schedule.opponents,
     )
+    # A built-in agent plays only the games it can (Stockfish: chess; mcts: OpenSpiel games).
+    agents = {p.name: p.agent for p in roster.players if isinstance(p, BuiltinEntry)}
+    return [
+        m
+        for m in schedule
+        if all(agent_plays(agents[n], m.game.spec) for n in m.players if n in agents)
+    ]
 
 
 # --- the tournament ----------------------------------------------------------------------------
@@ -173,6 +183,10 @@ def admit_programs(
                 continue
             tested.add((name, m.game.token))
             entry = programs[name]
+            if not isinstance(m.game.spec, GameSpec):
+                reason = "strategy programs play generated games only, not OpenSpiel games"
+                refused.setdefault(name, {})[m.game.token] = reason
+                continue
             verdict = admit(entry.path, m.game.spec, seed=seed, limits=entry.sandbox_limits())
             if not verdict.admitted:
                 refused.setdefault(name, {})[m.game.token] = verdict.reason

@@ -123,6 +123,7 @@ BUILTIN_AGENTS: dict[str, Callable[..., Any]] = {
     "heuristic": HeuristicAgent,
     "search": _lazy("engines.agents.search", "SearchAgent"),
     "equilibrium": _lazy("engines.agents.equilibrium", "EquilibriumAgent"),
+    "mcts": _lazy("engines.agents.mcts", "MCTSAgent"),  # OpenSpiel games only
 }
 
 

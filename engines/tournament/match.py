@@ -17,6 +17,7 @@ import json
 import random
 import time
 from datetime import UTC, datetime
+from typing import Any
 
 from engines.agents.base import (
     BuiltinPlayer,
@@ -28,7 +29,7 @@ from engines.agents.base import (
 )
 from engines.gbg.engine import ENGINE_VERSION, new_deal
 from engines.gbg.rng import derive_seed
-from engines.gbg.spec import SEATS
+from engines.gbg.spec import SEATS, GameSpec
 from engines.tournament.records import Record
 from engines.tournament.schedule import ScheduledMatch
 
@@ -147,7 +148,10 @@ async def play_match(
     settings = (_settings_text(seated[0]), _settings_text(seated[1]))
     rngs = (seat_rng(m.play_seed, m.deal, 0), seat_rng(m.play_seed, m.deal, 1))
     builtin = tuple(isinstance(p, BuiltinPlayer) for p in seated)
-    state = new_deal(m.game.spec, m.play_seed)
+    spec = m.game.spec
+    state: Any = (
+        new_deal(spec, m.play_seed) if isinstance(spec, GameSpec) else spec.new_deal(m.play_seed)
+    )
     moves: list[Record] = []
     status, error = "complete", None
     returns: tuple[int, int] | None = None

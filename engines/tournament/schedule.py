@@ -33,18 +33,27 @@ from dataclasses import dataclass
 from engines.gbg.engine import ENGINE_VERSION
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
+from engines.openspiel.spec import OpenSpielSpec
 
 
 @dataclass(frozen=True)
 class Game:
-    """A benchmark game: the token the user gave, its ``game_seed`` and its spec."""
+    """A benchmark game: the token the user gave, its ``game_seed`` and its spec (a generated
+    game's, or an OpenSpiel game's: ``engines.openspiel``)."""
 
     token: str
     game_seed: int
-    spec: GameSpec
+    spec: GameSpec | OpenSpielSpec
+
+    @property
+    def generated(self) -> GameSpec:
+        """The spec of a generated game; ``ValueError`` for an OpenSpiel game."""
+        if not isinstance(self.spec, GameSpec):
+            raise ValueError(f"{self.token!r} is an OpenSpiel game; this takes generated games")
+        return self.spec
 
 
-def preset_game_seed(spec: GameSpec) -> int:
+def preset_game_seed(spec: GameSpec | OpenSpielSpec) -> int:
     """The ``game_seed`` of a game without a generator seed (see the module docstring)."""
     return -(1 + int(spec.spec_hash[:13], 16))
 

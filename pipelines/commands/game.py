@@ -5,7 +5,10 @@
 - ``game play SEED [--seat alice|bob] [--vs AGENT] [--seed S]``: a person plays one deal in the
   terminal against a built-in bot; ``rules`` at any prompt prints the rulebook.
 
-``SEED`` is a generator seed, a preset name, or a spec JSON file (``arena.games``).
+``SEED`` is a generator seed, a preset name, a spec JSON file, or an OpenSpiel game
+(``openspiel:chess``, ``openspiel:go(board_size=9)``, ``openspiel:hunl``; ``arena.games``): its
+rules text, random-play figures, or a game in the terminal against a built-in agent (``--vs
+mcts``, ``random``, ``stockfish`` on chess; the default is ``mcts``).
 """
 
 from __future__ import annotations
@@ -37,7 +40,13 @@ def register(subparsers: Any) -> None:
     play = sub.add_parser("play", help="play one deal in the terminal against a bot")
     play.add_argument("seed", metavar="SEED")
     play.add_argument("--seat", choices=("alice", "bob"), default="alice")
-    play.add_argument("--vs", default="heuristic", metavar="AGENT", help="random | heuristic")
+    play.add_argument(
+        "--vs",
+        default=None,
+        metavar="AGENT",
+        help="random | heuristic (default) | ...; OpenSpiel games: mcts (default) | random | "
+        "stockfish",
+    )
     play.add_argument(
         "--seed",
         dest="play_seed",
@@ -52,7 +61,10 @@ def register(subparsers: Any) -> None:
 def show_command(args: argparse.Namespace) -> int:
     from arena.games import resolve_game
     from engines.gbg import rulebook
+    from engines.openspiel import is_openspiel_token
 
+    if is_openspiel_token(args.seed):
+        return _openspiel_show(args)
     spec = resolve_game(args.seed)
     if args.json:
         data = json.loads(spec.canonical_json())
@@ -65,7 +77,10 @@ def show_command(args: argparse.Namespace) -> int:
 def simulate_command(args: argparse.Namespace) -> int:
     from arena.games import resolve_game
     from engines.gbg.random_play import simulate
+    from engines.openspiel import is_openspiel_token
 
+    if is_openspiel_token(args.seed):
+        return _openspiel_simulate(args)
     spec = resolve_game(args.seed)
     stats = simulate(spec, args.deals, first_seed=args.seed_offset)
     if args.json:
@@ -92,9 +107,12 @@ def play_command(args: argparse.Namespace) -> int:
     from engines.agents import builtin_agent
     from engines.gbg import new_deal, rulebook
     from engines.gbg.render import event_line, turn_prompt
+    from engines.openspiel import is_openspiel_token
 
+    if is_openspiel_token(args.seed):
+        return _openspiel_play(args)
     spec = resolve_game(args.seed)
-    bot = builtin_agent(args.vs)
+    bot = builtin_agent(args.vs or "heuristic")
     me = 0 if args.seat == "alice" else 1
     play_seed = (
         args.play_seed if args.play_seed is not None else random.SystemRandom().randrange(2**31)
@@ -153,3 +171,123 @@ def _ask(legal: tuple[str, ...], spec_rules: Any) -> str | None:
             f"not a legal action: {raw!r}; type a number 1-{len(legal)} or an action as listed",
             file=sys.stderr,
         )
+
+
+# --- OpenSpiel games (engines.openspiel) -------------------------------------------------------
+
+
+def _openspiel_show(args: argparse.Namespace) -> int:
+    from engines.openspiel import parse_openspiel
+    from engines.openspiel.text import rules_text
+
+    spec = parse_openspiel(args.seed)
+    if args.json:
+        payload = {"spec_hash": spec.spec_hash, "spec": spec.canonical()}
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        print(rules_text(spec), end="")
+    return 0
+
+
+def _openspiel_simulate(args: argparse.Namespace) -> int:
+    from engines.openspiel import parse_openspiel
+    from engines.openspiel.random_play import simulate
+
+    spec = parse_openspiel(args.seed)
+    stats = simulate(spec, args.deals, first_seed=args.seed_offset)
+    if args.json:
+        print(json.dumps(stats, indent=2))
+        return 0
+    print(f"{spec.token}  ({spec.spec_hash[:12]})  {stats['deals']} random games")
+    print(f"  moves per game            {stats['mean_moves']:.1f}")
+    print(
+        f"  decided games             {stats['decided']}  "
+        f"(Alice wins {stats['alice_win_rate']:.1%} of them)"
+    )
+    print(f"  Alice's mean return       {stats['alice_mean_return']:+.3f}")
+    print(f"  drawn at the move cap     {stats['adjudicated_at_cap']}")
+    print(f"  moves per second          {stats['moves_per_second']:,.0f}")
+    return 0
+
+
+def _openspiel_play(args: argparse.Namespace) -> int:
+    import random
+
+    from arena.reference_engines import agent_plays, make_builtin
+    from engines.openspiel import parse_openspiel
+    from engines.openspiel.text import (
+        compact_menu,
+        move_history,
+        observation_text,
+        rules_text,
+        side_name,
+    )
+
+    spec = parse_openspiel(args.seed)
+    name = args.vs or "mcts"
+    bot = make_builtin(name)
+    if not agent_plays(name, spec):
+        raise ValueError(f"built-in agent {name!r} does not play {spec.token}")
+    me = 0 if args.seat == "alice" else 1
+    play_seed = (
+        args.play_seed if args.play_seed is not None else random.SystemRandom().randrange(2**31)
+    )
+    rng = random.Random(play_seed)
+    state = spec.new_deal(play_seed)
+    print(
+        f"{spec.token}: you are {args.seat.capitalize()} ({side_name(spec.family, me)}) against "
+        f"the {name} bot (play seed {play_seed}). Type 'rules' for the rules, 'quit' to stop.\n"
+    )
+    try:
+        while not state.is_terminal():
+            seat = state.current_player
+            if seat != me:
+                move = bot.act(state, seat, rng)
+                print(f"{name} plays {move}")
+                state.apply(move)
+                continue
+            print(observation_text(state, me))
+            print(f"Moves so far: {move_history(state, me)}")
+            legal = state.legal_actions()
+            print("Legal moves: " + ", ".join(compact_menu(legal)))
+            choice = _ask_move(state, lambda: rules_text(spec))
+            if choice is None:
+                print("Stopped.")
+                return 1
+            state.apply(choice)
+            print()
+    finally:
+        close = getattr(bot, "close", None)
+        if close is not None:
+            close()
+    mine = state.returns()[me]
+    how = f" ({state.adjudicated})" if state.adjudicated else ""
+    verdict = "won" if mine > 0 else "lost" if mine < 0 else "drew"
+    amount = (
+        f" {abs(mine)} chip{'s' if abs(mine) != 1 else ''}"
+        if spec.family == "universal_poker"
+        else ""
+    )
+    print(f"\nResult: you {verdict}{amount}{how}.")
+    return 0
+
+
+def _ask_move(state: Any, rules: Any) -> str | None:
+    """Read a move by its name (leniently, as a model's reply is read); ``rules`` prints the
+    rules text."""
+    from engines.openspiel.text import read_move
+
+    while True:
+        try:
+            raw = input("your move> ").strip()
+        except EOFError:
+            return None
+        if raw.lower() in ("quit", "exit", "q"):
+            return None
+        if raw.lower() in ("rules", "help", "?"):
+            print(rules())
+            continue
+        move = raw if raw in state.legal_actions() else read_move(state, raw)
+        if move is not None:
+            return str(move)
+        print(f"not a legal move: {raw!r}; type a move as listed", file=sys.stderr)

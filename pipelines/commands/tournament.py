@@ -4,8 +4,9 @@
   scheduled deal not yet in ``DIR`` (``--protocol paper|arena``: the move protocol, default
   the roster's) and write ``DIR/matches.parquet`` and ``DIR/moves.parquet``.
   Killed at any moment and started again with the same command, it ends with the corpus an
-  uninterrupted run writes.  ``SEEDS``: comma-separated generator seeds, preset names or spec
-  files.  ``--parallel`` bounds the matches in flight (``--workers`` processes share them and
+  uninterrupted run writes.  ``SEEDS``: comma-separated generator seeds, preset names, spec
+  files or OpenSpiel games (``openspiel:chess``, ``openspiel:go(board_size=9)``).
+  ``--parallel`` bounds the matches in flight (``--workers`` processes share them and
   the providers' limits); ``--retry-failed`` plays recorded timeouts and errors again;
   ``--offline`` answers every model call from ``DIR/cache.sqlite`` (a rebuild that calls no
   provider).
@@ -49,7 +50,10 @@ def register(subparsers: Any) -> None:
     run = sub.add_parser("run", help="play (or resume) a tournament into a folder")
     run.add_argument("--roster", required=True, metavar="FILE", help="roster YAML file")
     run.add_argument(
-        "--games", required=True, metavar="SEEDS", help="comma-separated seeds or preset names"
+        "--games",
+        required=True,
+        metavar="SEEDS",
+        help="comma-separated seeds, preset names, spec files or openspiel:<name> games",
     )
     run.add_argument(
         "--runs",

@@ -46,7 +46,14 @@ def paired_margin(spec: GameSpec, hero: Any, villain: Any, deals: int) -> float:
     return total / (2 * deals)
 
 
-@pytest.mark.parametrize("name", sorted(BUILTIN_AGENTS))
+def test_mcts_refuses_a_generated_game() -> None:
+    """``mcts`` plays OpenSpiel games (tests/engines/openspiel); a tournament never seats it
+    on a generated game (``arena.reference_engines.agent_plays``)."""
+    with pytest.raises(ValueError, match="OpenSpiel games"):
+        play(resolve_game("kuhn"), (builtin_agent("mcts"), builtin_agent("random")), 1, 1)
+
+
+@pytest.mark.parametrize("name", sorted(set(BUILTIN_AGENTS) - {"mcts"}))
 @pytest.mark.parametrize("game", ["kuhn", "0", "5"])
 def test_every_builtin_agent_plays_legal_moves(name: str, game: str) -> None:
     spec = resolve_game(game)

@@ -1,0 +1,173 @@
+"""One deal of an OpenSpiel game behind the State-like interface of the match loop.
+
+What the harness reads: ``current_player`` (the seat to move, ``TERMINAL`` when the deal is
+over), ``legal_actions()`` (stable move names, ``engines.openspiel.text``), ``phase_id``,
+``apply(name)``, ``returns()`` (integer, zero-sum), ``contrib`` (what a forfeit costs: a board
+game's unit stake, a poker hand's chips in the pot), ``spec`` and ``is_terminal()``.
+
+Chance: every chance node takes its outcome from one uniform draw of a generator seeded by the
+play seed alone (``derive_seed(play_seed, CHANCE_SALT)``), by inverse transform over OpenSpiel's
+outcome probabilities.  The two deals of a run share the play seed, so with the seats swapped
+the same cards and dice go to the same seat (duplicate format); a perfect-information game's
+seat swap is a colour swap.
+
+The move cap (``spec.move_cap``): a deal still running after that many player moves ends,
+adjudicated ``spec.adjudication`` (a draw), and ``adjudicated`` records why.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engines.gbg.rng import derive_seed
+from engines.openspiel.spec import OpenSpielSpec
+from engines.openspiel.text import ROUNDS, action_names, poker_fields, poker_spent, turn_prompt
+
+CHANCE_SALT = 0x05C4A7CE
+TERMINAL = -4
+
+
+class OpenSpielState:
+    """A deal in progress (see the module docstring)."""
+
+    def __init__(self, spec: OpenSpielSpec, play_seed: int = 0) -> None:
+        self.spec = spec
+        self.play_seed = play_seed
+        self.ps = spec.game.new_initial_state()
+        self._chance = random.Random(derive_seed(play_seed, CHANCE_SALT))
+        self.moves: list[tuple[int, str]] = []
+        self.action_history: list[int] = []  # the players' OpenSpiel action ids
+        self.chance_outcomes: list[int] = []
+        self.adjudicated: str | None = None
+        self._menu: tuple[tuple[str, ...], list[int]] | None = None
+        self._player = TERMINAL
+        self._family = spec.family
+        self._names_by_id = spec.name_cache
+        self._fast = spec.fast_advance
+        self._advance()
+
+    # -- chance and the cap -------------------------------------------------------------------
+    def _advance(self) -> None:
+        ps = self.ps
+        spec = self.spec
+        if spec.has_chance:
+            while ps.is_chance_node():
+                outcomes = ps.chance_outcomes()
+                u = self._chance.random()
+                chosen = outcomes[-1][0]
+                total = 0.0
+                for action, probability in outcomes:
+                    total += probability
+                    if u < total:
+                        chosen = action
+                        break
+                ps.apply_action(chosen)
+                self.chance_outcomes.append(chosen)
+        self._menu = None
+        # ``is_terminal`` first: in chess it generates (and keeps) the legal moves, which
+        # ``current_player`` would otherwise generate without keeping them.  In a game whose
+        # players alternate (spec.alternates) the next player is the other one.
+        if ps.is_terminal():
+            self._player = TERMINAL
+            return
+        if spec.alternates and self.moves:
+            self._player = 1 - self.moves[-1][0]
+        else:
+            self._player = int(ps.current_player())
+        cap = spec.move_cap
+        if cap is not None and len(self.moves) >= cap:
+            self.adjudicated = f"{spec.adjudication} at the move cap ({cap} moves)"
+            self._player = TERMINAL
+
+    # -- the interface ------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        # Set by ``_advance``, which resolves chance nodes at once (so never -1, chance).
+        return self._player
+
+    def is_terminal(self) -> bool:
+        return self.current_player == TERMINAL
+
+    def _names(self) -> tuple[tuple[str, ...], list[int]]:
+        menu = self._menu
+        if menu is None:
+            seat = self._player
+            if seat < 0:
+                menu = ((), [])
+            else:
+                ps = self.ps
+                ids = ps.legal_actions()
+                menu = (tuple(action_names(self._family, ps, seat, ids, self._names_by_id)), ids)
+            self._menu = menu
+        return menu
+
+    def legal_actions(self) -> tuple[str, ...]:
+        return self._names()[0]
+
+    def action_ids(self) -> list[int]:
+        """OpenSpiel's action ids, in the order of ``legal_actions()``."""
+        return self._names()[1]
+
+    def action_id(self, name: str) -> int:
+        names, ids = self._names()
+        try:
+            return ids[names.index(name)]
+        except ValueError:
+            raise ValueError(f"{name!r} is not a legal move here") from None
+
+    def apply(self, name: str) -> None:
+        seat = self._player
+        if seat < 0:
+            raise ValueError("the deal is over")
+        names, ids = self._menu or self._names()
+        try:
+            action = ids[names.index(name)]
+        except ValueError:
+            raise ValueError(f"{name!r} is not a legal move here") from None
+        self.ps.apply_action(action)
+        self.moves.append((seat, name))
+        self.action_history.append(action)
+        if self._fast:  # no chance, players alternate, no cap of ours
+            self._menu = None
+            self._player = TERMINAL if self.ps.is_terminal() else 1 - seat
+            return
+        self._advance()
+
+    def apply_id(self, action: int) -> None:
+        """Apply OpenSpiel action ``action`` (a built-in agent's choice) by its name."""
+        names, ids = self._names()
+        self.apply(names[ids.index(action)])
+
+    @property
+    def phase_id(self) -> str:
+        if self.spec.family == "universal_poker" and not self.is_terminal():
+            rnd = int(poker_fields(self.ps.information_state_string(0)).get("Round", "0"))
+            return ROUNDS[min(rnd, 3)]
+        return "play"
+
+    def returns(self) -> tuple[int, int]:
+        """Each seat's result: chips for poker, +1/-1/0 for the other games; zero-sum."""
+        if self.adjudicated is not None:
+            return (0, 0)
+        if not self.ps.is_terminal():
+            raise ValueError("the deal is not over")
+        values = self.ps.returns()
+        out = (round(values[0]), round(values[1]))
+        if abs(values[0] - out[0]) > 1e-9 or out[0] + out[1] != 0:
+            raise ValueError(f"returns {values} are not integral and zero-sum")
+        return out
+
+    @property
+    def contrib(self) -> list[int]:
+        """What each seat loses by forfeiting now: its chips in the pot (poker), else 1."""
+        if self.spec.family == "universal_poker":
+            return list(poker_spent(self.ps))
+        return [1, 1]
+
+    # -- for players --------------------------------------------------------------------------
+    def turn_prompt(self, seat: int) -> str:
+        return turn_prompt(self, seat)
+
+    def clone_pyspiel(self) -> Any:
+        return self.ps.clone()
