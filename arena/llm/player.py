@@ -159,12 +159,16 @@ class LLMPlayer:
         except MalformedReply as exc:
             raise self.stop(f"cached reply is malformed: {exc}") from None
 
-    async def decide(self, state: State, seat: int, rng: random.Random, call_id: str) -> Decision:
+    async def decide(
+        self, state: State, seat: int, rng: random.Random, call_id: str, preamble: str = ""
+    ) -> Decision:
+        """One move; ``preamble`` (a multi-hand episode's earlier hands, issue 19) is put before
+        the turn prompt."""
         if self.stopped is not None:
             raise PlayerStopped(self.stopped)
         legal = state.legal_actions()
         system = self.rulebook(state)
-        prompt = turn_prompt(state, seat)
+        prompt = preamble + turn_prompt(state, seat)
         messages: list[Message] = [{"role": "user", "content": prompt}]
         replies: list[str] = []
         reasoning: list[str] = []

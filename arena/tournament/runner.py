@@ -46,9 +46,10 @@ from arena.llm.cache import ResponseCache
 from arena.programs.sandbox import admit
 from arena.roster import BuiltinEntry, ProgramEntry, Roster
 from arena.secrets import environment_secrets, redacted_rows
-from arena.tournament.journal import Corpus
+from arena.tournament.journal import Corpus, write_table
 from arena.tournament.lineup import Lineup, build_lineup
 from engines.agents.base import PlayerStopped
+from engines.tournament.episodes import HAND_SCHEMA, EpisodeConfig, episode_schedule, play_episode
 from engines.tournament.match import play_builtin_match, play_match, seat_rng
 from engines.tournament.records import DECIDED_STATUSES, Record
 from engines.tournament.schedule import Game, ScheduledMatch, block_schedule
@@ -64,6 +65,7 @@ __all__ = [
     "play_builtin_match",
     "play_match",
     "player_rates",
+    "run_episode_tournament",
     "run_tournament",
     "seat_rng",
     "tournament_schedule",
@@ -365,3 +367,49 @@ def run_tournament(
         matches_path=str(folder / "matches.parquet"),
         moves_path=str(folder / "moves.parquet"),
     )
+
+
+# --- multi-hand episodes (issue 19) ------------------------------------------------------------
+
+
+def run_episode_tournament(
+    roster: Roster,
+    pairs: Sequence[tuple[str, str]],
+    games: Sequence[Game],
+    episodes: int,
+    config: EpisodeConfig,
+    folder: Path,
+    *,
+    offline: bool = False,
+    environ: dict[str, str] | None = None,
+    seed: int = 0,
+) -> Path:
+    """Play ``episodes`` episode pairs of every pair on every game (``engines.tournament.
+    episodes``) one after the other and write ``hands.parquet`` (one row per hand) in
+    ``folder``; LLM players share the folder's response cache. Returns the table's path."""
+    names = {p.name for p in roster.players}
+    unknown = sorted({n for pair in pairs for n in pair} - names)
+    if unknown:
+        raise ValueError(f"episode pair names unknown player(s): {', '.join(unknown)}")
+    schedule = episode_schedule(pairs, games, episodes, config)
+    folder.mkdir(parents=True, exist_ok=True)
+    cache = ResponseCache(folder / "cache.sqlite", offline=offline)
+
+    async def main() -> list[Record]:
+        lineup = build_lineup(roster, cache, random.Random(seed), environ)
+        try:
+            return [
+                row
+                for episode in schedule
+                for row in await play_episode(episode, lineup.players, config)
+            ]
+        finally:
+            await lineup.aclose()
+
+    try:
+        rows = asyncio.run(main())
+    finally:
+        cache.close()
+    path = folder / "hands.parquet"
+    write_table(rows, HAND_SCHEMA, path)
+    return path

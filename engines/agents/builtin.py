@@ -123,6 +123,9 @@ BUILTIN_AGENTS: dict[str, Callable[..., Any]] = {
     "heuristic": HeuristicAgent,
     "search": _lazy("engines.agents.search", "SearchAgent"),
     "equilibrium": _lazy("engines.agents.equilibrium", "EquilibriumAgent"),
+    # multi-hand episodes (issue 19): a fixed exploitable bot and a planted adaptive one
+    "overfolder": _lazy("engines.agents.adaptive", "OverfoldAgent"),
+    "adaptive": _lazy("engines.agents.adaptive", "AdaptiveAgent"),
 }
 
 
