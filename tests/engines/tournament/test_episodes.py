@@ -200,11 +200,13 @@ class Watcher(AdaptiveAgent):
 
 
 def test_adaptive_bot_reads_fold_frequency_from_history() -> None:
+    bet_fold = (("alice", "bet 1"), ("bob", "fold"))
+    check_bet_call = (("alice", "check"), ("bob", "bet 1"), ("alice", "call"))
     hands = [
-        HandRecord(0, "me", "op", (("alice", "bet 1"), ("bob", "fold")), (), "fold", 1, -1, "complete"),
-        HandRecord(1, "op", "me", (("alice", "check"), ("bob", "bet 1"), ("alice", "call")), (), "showdown", 2, -2, "complete"),
-        HandRecord(2, "op", "me", (("alice", "bet 1"), ("bob", "fold")), (), "fold", 1, -1, "complete"),
-    ]  # fmt: skip
+        HandRecord(0, "me", "op", bet_fold, (), "fold", 1, -1, "complete"),
+        HandRecord(1, "op", "me", check_bet_call, (), "showdown", 2, -2, "complete"),
+        HandRecord(2, "op", "me", bet_fold, (), "fold", 1, -1, "complete"),
+    ]
     assert fold_to_bets(hands, "me") == (1, 2)
     assert fold_to_bets(hands, "op") == (1, 1)
     agent = AdaptiveAgent()
