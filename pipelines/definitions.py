@@ -26,6 +26,7 @@ import dagster as dg
 
 from assets import (
     ablations,
+    anchored_scales,
     axes,
     capability_profiles,
     complete_pairs,
@@ -54,6 +55,7 @@ STAGES: tuple[ModuleType, ...] = (
     leaderboards,
     capability_profiles,
     ablations,
+    anchored_scales,  # issue 19: scores against a reference field, episodes, program track
     release,
 )
 

@@ -36,6 +36,7 @@ EPISODE_COLUMNS: tuple[str, ...] = (
     "margin_per_hand",
 )
 ADAPTATION_COLUMNS: tuple[str, ...] = (
+    "game",
     "player",
     "opponent",
     "quantity",
@@ -118,21 +119,22 @@ def adaptation(
 def adaptation_table(
     hands: pd.DataFrame, n_boot: int, rng: np.random.Generator, level: float = 0.95
 ) -> pd.DataFrame:
-    """Every player against every opponent it met (both directions), long form."""
+    """Per game, every player against every opponent it met (both directions), long form."""
     rows = []
-    pairs = decided(hands).loc[:, ["first", "second"]].drop_duplicates()
-    for first, second in sorted(pairs.itertuples(index=False, name=None)):
-        for player, opponent in ((first, second), (second, first)):
-            frame = player_view(hands, player, opponent)
-            if frame["hand"].nunique() < 2:
-                continue
-            result = adaptation(hands, player, opponent, n_boot, rng, level)
-            for quantity in ADAPTATION_QUANTITIES:
-                est = result[quantity]
-                rows.append(
-                    (player, opponent, quantity, est.value, est.low, est.high,
-                     int(frame["pair_id"].nunique()), len(frame))
-                )  # fmt: skip
+    for game, on_game in decided(hands).groupby("game", sort=True):
+        pairs = on_game.loc[:, ["first", "second"]].drop_duplicates()
+        for first, second in sorted(pairs.itertuples(index=False, name=None)):
+            for player, opponent in ((first, second), (second, first)):
+                frame = player_view(on_game, player, opponent)
+                if frame["hand"].nunique() < 2:
+                    continue
+                result = adaptation(on_game, player, opponent, n_boot, rng, level)
+                for quantity in ADAPTATION_QUANTITIES:
+                    est = result[quantity]
+                    rows.append(
+                        (game, player, opponent, quantity, est.value, est.low, est.high,
+                         int(frame["pair_id"].nunique()), len(frame))
+                    )  # fmt: skip
     return pd.DataFrame(rows, columns=list(ADAPTATION_COLUMNS))
 
 

@@ -46,6 +46,7 @@ from scipy.special import expit
 
 from engines.stats.bootstrap import DEFAULT_BOOTSTRAP, draws, percentile_interval, replicate_counts
 from engines.stats.leaderboard import solve_sum_to_zero
+from engines.stats.provisional import ProvisionalRules, provisional_flags
 from engines.stats.reference_field import ReferenceField
 from engines.stats.runs import complete_runs, run_table
 
@@ -527,3 +528,34 @@ def anchored_table(
         ["_ranked", "_role", "score", "model"], ascending=[True, True, False, True], kind="stable"
     )
     return table.loc[:, list(ANCHORED_COLUMNS)].reset_index(drop=True)
+
+
+def scales_with_flags(
+    matches: pd.DataFrame,
+    field: ReferenceField,
+    rng: np.random.Generator,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    rules: ProvisionalRules | None = None,
+    level: float = 0.95,
+) -> tuple[pd.DataFrame, str]:
+    """The release table of the anchored scales from a whole match corpus (every status), and
+    a note: empty, or why no scale could be fitted (then every entrant is provisional with that
+    reason and the scales are empty), e.g. a roster without the field's members."""
+    flags = provisional_flags(matches, field, rules=rules)
+    try:
+        scales = anchored_scales(matches, field, rng, n_boot)
+    except ValueError as exc:
+        note = str(exc)
+        entrants = flags["role"] == "entrant"
+        flags = flags.assign(
+            status=np.where(entrants, "provisional", flags["status"]),
+            reason=np.where(
+                entrants,
+                flags["reason"].where(flags["reason"] == "", flags["reason"] + "; ") + note,
+                flags["reason"],
+            ),
+        )
+        empty = np.full(0, np.nan)
+        none = Scales((), empty, empty, empty, float("nan"), *(np.empty((1, 0)),) * 3, empty)
+        return anchored_table(none, flags, field, level), note
+    return anchored_table(scales, flags, field, level), ""

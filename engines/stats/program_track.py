@@ -139,12 +139,11 @@ def program_scores(
     field: ReferenceField,
     n_boot: int,
     rng: np.random.Generator,
-) -> dict[str, tuple[float, FloatArray]]:
-    """Per program: its 0-100 score against the field on its game and the replicates (step 2).
-
-    ``programs`` maps a game token to the program names admitted on it.
-    """
-    out: dict[str, tuple[float, FloatArray]] = {}
+) -> dict[tuple[str, str], tuple[float, FloatArray]]:
+    """Per (game, program): the program's 0-100 score against the field on that game and the
+    replicates (step 2). ``programs`` maps a game token to the program names admitted on it (a
+    program may play several games under one name)."""
+    out: dict[tuple[str, str], tuple[float, FloatArray]] = {}
     for game, names in sorted(programs.items()):
         on_game = matches.loc[matches["game"].astype(str) == game]
         if on_game.empty:
@@ -153,7 +152,7 @@ def program_scores(
         for name in names:
             if name in scales.models:
                 k = scales.models.index(name)
-                out[name] = (float(scales.score[k]), scales.score_boot[:, k])
+                out[(game, name)] = (float(scales.score[k]), scales.score_boot[:, k])
     return out
 
 
@@ -176,11 +175,11 @@ def program_track(
     zero = np.zeros(n_boot)
     run_boot: list[FloatArray | None] = []
     score, low, high = [], [], []
-    for outcome, program in zip(runs["outcome"], runs["program"], strict=True):
+    for game, outcome, program in zip(runs["game"], runs["outcome"], runs["program"], strict=True):
         if outcome == "failed":
             value, boot = 0.0, zero
-        elif outcome == "admitted" and program in scores:
-            value, boot = scores[str(program)]
+        elif outcome == "admitted" and (str(game), str(program)) in scores:
+            value, boot = scores[(str(game), str(program))]
         else:
             value, boot = float("nan"), None
         run_boot.append(boot)
