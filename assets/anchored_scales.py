@@ -144,7 +144,7 @@ def build_episode_adaptation(
     players = episode_roster(roster_from_table(roster))
     builtins = [p.name for p in players.players if isinstance(p, BuiltinEntry)]
     pairs = [(name, EXPLOITABLE) for name in builtins if name != EXPLOITABLE]
-    path = run_episode_tournament(
+    path, stopped = run_episode_tournament(
         players, pairs, resolve_games(config.games), config.episodes, episode, folder
     )
     hands = pd.read_parquet(path)
@@ -160,6 +160,7 @@ def build_episode_adaptation(
         "exploitable": EXPLOITABLE,
         "adaptive": ADAPTIVE,
         "hands_played": len(hands),
+        "stopped": "; ".join(f"{k}: {v}" for k, v in sorted(stopped.items())) or "none",
         "episode_adaptation": dg.MetadataValue.md(
             markdown_table(table[table["quantity"] == "change"])
         ),

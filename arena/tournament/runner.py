@@ -383,10 +383,12 @@ def run_episode_tournament(
     offline: bool = False,
     environ: dict[str, str] | None = None,
     seed: int = 0,
-) -> Path:
+) -> tuple[Path, dict[str, str]]:
     """Play ``episodes`` episode pairs of every pair on every game (``engines.tournament.
     episodes``) one after the other and write ``hands.parquet`` (one row per hand) in
-    ``folder``; LLM players share the folder's response cache. Returns the table's path."""
+    ``folder``; LLM players share the folder's response cache. A player that stops is taken
+    out (its episodes are not recorded). Returns the table's path and the stopped players with
+    their reasons."""
     names = {p.name for p in roster.players}
     unknown = sorted({n for pair in pairs for n in pair} - names)
     if unknown:
@@ -394,17 +396,30 @@ def run_episode_tournament(
     schedule = episode_schedule(pairs, games, episodes, config)
     folder.mkdir(parents=True, exist_ok=True)
     cache = ResponseCache(folder / "cache.sqlite", offline=offline)
+    stopped: dict[str, str] = {}
 
     async def main() -> list[Record]:
         lineup = build_lineup(roster, cache, random.Random(seed), environ)
+        secrets = (*lineup.secrets, *environment_secrets())
+        rows: list[Record] = []
         try:
-            return [
-                row
-                for episode in schedule
-                for row in await play_episode(episode, lineup.players, config)
-            ]
+            for episode in schedule:
+                seated = [lineup.players[episode.first], lineup.players[episode.second]]
+                stopped.update({p.name: str(p.stopped) for p in seated if p.stopped})
+                if any(p.name in stopped for p in seated):
+                    continue
+                try:
+                    played = await play_episode(episode, lineup.players, config)
+                except PlayerStopped as exc:
+                    stopped.update({p.name: str(p.stopped) for p in seated if p.stopped})
+                    if not any(p.stopped for p in seated):  # defensive: stop reason unknown
+                        stopped[episode.first] = str(exc)
+                    continue
+                # an error's text is scrubbed as a match's
+                rows += [redacted_rows(row, [], secrets)[0] for row in played]
         finally:
             await lineup.aclose()
+        return rows
 
     try:
         rows = asyncio.run(main())
@@ -412,4 +427,4 @@ def run_episode_tournament(
         cache.close()
     path = folder / "hands.parquet"
     write_table(rows, HAND_SCHEMA, path)
-    return path
+    return path, stopped

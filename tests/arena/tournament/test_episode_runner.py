@@ -43,12 +43,13 @@ def user_prompts(server: ScriptedServer) -> list[str]:
 def test_llm_prompts_carry_the_episode_history(tmp_path: Path) -> None:
     config = EpisodeConfig(hands=4, reveal="all")
     with ScriptedServer() as server:
-        path = run_episode_tournament(
+        path, stopped = run_episode_tournament(
             roster(server.url), [("llm", "bot"), ("adaptive", "bot")], resolve_games(["kuhn"]),
             1, config, tmp_path, environ={KEY_ENV: "sk-test-0000"},
         )  # fmt: skip
         prompts = user_prompts(server)
     hands = pd.read_parquet(path)
+    assert stopped == {}
     assert list(hands.columns) == list(HAND_COLUMNS)
     assert len(hands) == 2 * 2 * 4  # two pairs, two mirrored episodes, four hands
     assert set(hands["status"]) == {"complete"}
@@ -65,3 +66,18 @@ def test_unknown_players_are_refused(tmp_path: Path) -> None:
             1, EpisodeConfig(hands=2), tmp_path,
         )  # fmt: skip
     assert not (tmp_path / "hands.parquet").exists()
+
+
+def test_a_stopped_player_is_taken_out_and_named(tmp_path: Path) -> None:
+    """Without its key variable the LLM starts stopped: its episodes are not recorded, the
+    built-ins' are, and the reason names the variable."""
+    with ScriptedServer() as server:
+        path, stopped = run_episode_tournament(
+            roster(server.url), [("llm", "bot"), ("adaptive", "bot")], resolve_games(["kuhn"]),
+            2, EpisodeConfig(hands=3), tmp_path, environ={},
+        )  # fmt: skip
+        assert server.requests == []
+    hands = pd.read_parquet(path)
+    assert set(hands["first"]) | set(hands["second"]) == {"adaptive", "bot"}
+    assert len(hands) == 2 * 2 * 3
+    assert set(stopped) == {"llm"} and KEY_ENV in stopped["llm"]
