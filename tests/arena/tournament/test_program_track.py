@@ -137,7 +137,10 @@ def test_the_track_ranks_scripted_and_shipped_authors(
     # the repair turn is recorded; the handwritten author's two programs are both counted
     assert overall.loc["sloppy", "repair_turns"] == 1 and overall.loc["sloppy", "admitted"] == 1
     assert overall.loc["handwritten", "authoring_runs"] == 2
-    shipped = runs[runs["author"] == "handwritten"].set_index("program")["score"]
+    shipped = runs[runs["author"] == "handwritten"].set_index("program")
+    # the shipped programs are ranked too: the bluffer wins more deals than the cautious one
+    assert shipped.loc["bluffer", "ci_low"] > shipped.loc["cautious", "ci_high"]
+    shipped = shipped["score"]
     assert overall.loc["handwritten", "score"] == pytest.approx(shipped.mean())
     for author in ("solid", "sloppy", "handwritten"):
         row = overall.loc[author]
