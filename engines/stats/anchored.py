@@ -518,7 +518,7 @@ def anchored_table(
             row["status"] = "provisional"
             row["reason"] = "no complete run against the field"
         rows.append(row)
-    table = pd.DataFrame(rows)
+    table = pd.DataFrame(rows, columns=[c for c in ANCHORED_COLUMNS if c != "rank"])
     ranked = table["status"] == "ranked"
     order = table[ranked].sort_values(["score", "rating", "model"], ascending=[False, False, True])
     table["rank"] = pd.array([pd.NA] * len(table), dtype="Int64")

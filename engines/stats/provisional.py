@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from engines.stats.reference_field import ReferenceField
+from engines.stats.runs import check_columns
 from engines.tournament.pairs import RUN_KEY
 from engines.tournament.records import DECIDED_STATUSES
 
@@ -77,8 +78,11 @@ def provisional_flags(
     among themselves).
     """
     rules = rules or ProvisionalRules()
+    check_columns(matches)
     members = set(field.members)
     frame = matches.copy()
+    if frame.empty:
+        return pd.DataFrame(columns=list(PROVISIONAL_COLUMNS))
     frame["status"] = frame["status"].astype(str)
     budget = _budget_rows(frame)
     decided = frame["status"].isin(DECIDED_STATUSES)

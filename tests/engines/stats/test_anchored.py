@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines.stats.anchored import (
+    ANCHORED_COLUMNS,
     ELO_SCALE,
     SeatCells,
     anchored_scales,
@@ -19,6 +20,7 @@ from engines.stats.anchored import (
     observed_seat_cells,
     resample_seat_cells,
     scales_from_cells,
+    scales_with_flags,
 )
 from engines.stats.anchored_planted import PlantedWorld
 from engines.stats.bootstrap import percentile_interval
@@ -246,6 +248,25 @@ def test_bad_corpora_are_refused_with_the_reason() -> None:
     cut = within & ((m["alice"] == "random") | (m["bob"] == "random"))
     with pytest.raises(ValueError, match="cannot be fitted"):
         anchored_scales(m.loc[~cut], FIELD, np.random.default_rng(0), n_boot=5)
+
+
+def test_hostile_tables_give_one_clear_reason() -> None:
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="lacks column"):
+        scales_with_flags(pd.DataFrame({"x": [1]}), FIELD, rng, 5)
+    m = world({"a": 0.0}).sample_matches(np.random.default_rng(1))
+    table, note = scales_with_flags(m.iloc[:0], FIELD, rng, 5)
+    assert table.empty and list(table.columns) == list(ANCHORED_COLUMNS)
+    assert note == "the match table has no complete paired deals"
+    broken = m.copy()
+    broken.loc[0, "alice_chip_delta"] += 1  # chips that do not add up
+    with pytest.raises(ValueError, match="refused"):
+        anchored_scales(broken, FIELD, rng, 5)
+    tripled = pd.concat([m, m.iloc[:1].assign(match_id="extra")])
+    with pytest.raises(ValueError, match="more than two deals"):
+        anchored_scales(tripled, FIELD, rng, 5)
+    with pytest.raises(ValueError, match="min_pairs"):
+        ProvisionalRules(min_pairs=0)
 
 
 def test_reference_fields_are_frozen_and_checked_against_the_roster() -> None:
