@@ -247,3 +247,36 @@ def test_overfolder_is_a_fixed_policy() -> None:
     agent = OverfoldAgent(fold_rate=0.8)
     folds = sum(agent.act(state, 1, random.Random(s)) == "fold" for s in range(2000))
     assert 0.77 < folds / 2000 < 0.83
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    name=st.sampled_from(["kuhn", "leduc", "holdem-limit", "example4643"]),
+    seed=st.integers(0, 2**32 - 1),
+    fold_rate=st.floats(0.0, 1.0),
+    weak=st.floats(0.0, 1.0),
+    gap=st.floats(0.0, 1.0),
+    prior=st.tuples(st.floats(0.01, 50.0), st.floats(0.01, 50.0)),
+)
+def test_episode_bots_play_legally_over_their_parameter_ranges(
+    name: str,
+    seed: int,
+    fold_rate: float,
+    weak: float,
+    gap: float,
+    prior: tuple[float, float],
+) -> None:
+    """Every setting the two bots accept plays a whole two-hand episode legally, with either
+    stack mode, on every preset."""
+    strong = weak + (1.0 - weak) * gap
+    players: dict[str, Player] = {
+        "o": BuiltinPlayer("o", OverfoldAgent(fold_rate=fold_rate)),
+        "a": BuiltinPlayer(
+            "a", AdaptiveAgent(strong=strong, weak=weak, prior_folds=prior[0], prior_calls=prior[1])
+        ),
+    }
+    for stacks in ("reset", "carried"):
+        config = EpisodeConfig(hands=2, stacks=stacks)  # type: ignore[arg-type]
+        episode = episode_schedule([("a", "o")], [game(name)], 1 + seed % 3, config)[-1]
+        rows = play_builtin_episode(episode, players, config)
+        assert rows and all(r["status"] == "complete" for r in rows)
