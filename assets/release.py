@@ -65,6 +65,10 @@ RELEASE_INPUTS: list[str] = [
     "capability_profiles",
     "validity_checks",
     "ablations",
+    # issue 19: scores against the reference field, episodes, the program track
+    "anchored_scales",
+    "episode_adaptation",
+    "program_track",
 ]
 # Inputs partitioned per game, with their declared columns: they arrive as {partition key:
 # table} and are concatenated (assets.partitions.concat_partitions).

@@ -26,6 +26,7 @@ import dagster as dg
 
 from assets import (
     ablations,
+    anchored_scales,
     axes,
     capability_profiles,
     complete_pairs,
@@ -56,6 +57,7 @@ STAGES: tuple[ModuleType, ...] = (
     capability_profiles,
     validity,
     ablations,
+    anchored_scales,  # issue 19: scores against a reference field, episodes, program track
     release,
 )
 

@@ -602,6 +602,80 @@ VALIDITY_CHECKS = Table(
     ),
 )
 
+# --- anchored scales, episodes, program track (issue 19) ------------------------------------
+_INTERVAL = "95% clustered-bootstrap percentile"
+ANCHORED_SCALES = Table(
+    "anchored_scales",
+    "every player scored against a versioned reference field: rating in chips/game (anchor = "
+    "uniform random = 0), 0-100 expected share of points against the field (GameBench 2), Elo "
+    "calibrated to the anchor with a first-mover term; provisional entrants are flagged with "
+    "the reason and not ranked",
+    "asset anchored_scales (= engines.stats.anchored.scales_with_flags(...))",
+    (
+        col("field", "string", "reference field and version (name-vN)"),
+        col("model", "string", "player name"),
+        col("role", "string", "entrant | reference"),
+        col("status", "string", "ranked | provisional | reference"),
+        col("rank", "int64", "rank by score among ranked entrants (empty otherwise)", RANK),
+        col(
+            "rating", "float64", "anchored rating (chips/game, anchor at its value)", CHIPS_PER_GAME
+        ),
+        col("rating_low", "float64", f"rating, {_INTERVAL} (2.5%)", CHIPS_PER_GAME),
+        col("rating_high", "float64", f"rating, {_INTERVAL} (97.5%)", CHIPS_PER_GAME),
+        col("score", "float64", "expected share of points against the field", "points (0-100)"),
+        col("score_low", "float64", f"score, {_INTERVAL} (2.5%)", "points (0-100)"),
+        col("score_high", "float64", f"score, {_INTERVAL} (97.5%)", "points (0-100)"),
+        col("elo", "float64", "Bradley-Terry logit on the Elo scale, calibrated", "Elo"),
+        col("elo_low", "float64", f"Elo, {_INTERVAL} (2.5%)", "Elo"),
+        col("elo_high", "float64", f"Elo, {_INTERVAL} (97.5%)", "Elo"),
+        col("complete_pairs", "int64", "complete runs against the field's members", "runs"),
+        col("missing_blocks", "int64", "(member, game) matchups without a complete run"),
+        col("reason", "string", "why the entrant is provisional (empty when ranked)"),
+    ),
+)
+EPISODE_ADAPTATION = Table(
+    "episode_adaptation",
+    "multi-hand episodes against the fixed exploitable bot: the change of a player's margin "
+    "over the hands of an episode (adaptation), early and late means, per game",
+    "asset episode_adaptation (= engines.stats.adaptation.adaptation_table(...))",
+    (
+        col("game", "string", "game token"),
+        col("player", "string", "the player whose margin is measured"),
+        col("opponent", "string", "its opponent"),
+        col("quantity", "string", "change | early | late | late_minus_early"),
+        col("estimate", "float64", "chip margin per hand (change: fitted last minus first)", CHIPS),
+        col("ci_low", "float64", "2.5% bootstrap percentile over episode pairs", CHIPS),
+        col("ci_high", "float64", "97.5% bootstrap percentile over episode pairs", CHIPS),
+        col("episode_pairs", "int64", "mirrored episode pairs"),
+        col("hands", "int64", "decided hands"),
+    ),
+)
+PROGRAM_TRACK = Table(
+    "program_track",
+    "the program track: authors scored 0-100 against the reference field by the programs "
+    "they write (GameBench 2: failed submissions 0, speed refusals in no score), per game and "
+    "overall",
+    "asset program_track (= engines.stats.program_track.program_track(...)[1])",
+    (
+        col("track", "string", "programs"),
+        col("author", "string", "who wrote the programs (model or handwritten)"),
+        col("game", "string", "game token, or (overall)"),
+        col("authoring_runs", "int64", "authoring runs (first answer and its repairs)"),
+        col("admitted", "int64", "runs that ended with an admitted program"),
+        col("failed", "int64", "runs that ended without a working program (score 0)"),
+        col("speed_rejected", "int64", "runs refused only by the speed check (no score)"),
+        col("harness_failed", "int64", "runs without a reply (no score, flagged)"),
+        col("repair_turns", "int64", "repair turns over the runs"),
+        col("score", "float64", "mean over counted runs", "points (0-100)"),
+        col("ci_low", "float64", "2.5% bootstrap percentile", "points (0-100)"),
+        col("ci_high", "float64", "97.5% bootstrap percentile", "points (0-100)"),
+        col("status", "string", "ranked | provisional"),
+        col("rank", "int64", "rank of the overall score among ranked authors", RANK),
+        col("reason", "string", "why the author is provisional"),
+    ),
+)
+
+
 _PAIRWISE_DESCRIPTIONS: dict[str, tuple[ColumnType, str, str]] = {
     "row": ("string", "first model", ""),
     "column": ("string", "second model", ""),
@@ -897,6 +971,9 @@ TABLES: dict[str, Table] = {
         CAPABILITY_PROFILES,
         ABLATIONS,
         VALIDITY_CHECKS,
+        ANCHORED_SCALES,
+        EPISODE_ADAPTATION,
+        PROGRAM_TRACK,
         *ANALYSIS_TABLES,
     )
 }

@@ -538,6 +538,120 @@ def cost_section(
     if plot is not None:
         shown.add(plot)
         parts.append(figure(plot, "Strength against cost per match"))
+
+
+# --- scores against the reference field, episodes, program track (issue 19) -------------------
+
+
+def _cell(value: Any) -> Any:
+    """``pd.NA`` (a nullable rank) as a missing cell."""
+    return None if value is pd.NA else value
+
+
+def _interval(low: Any, high: Any, digits: int = 1) -> tuple[str, dict[str, str]]:
+    return f"[{fmt(low, digits)}, {fmt(high, digits)}]", {"class_": "num"}
+
+
+def anchored_section(tables: Mapping[str, pd.DataFrame]) -> Markup:
+    """The anchored scales with their flags, the episode adaptation and the program track;
+    nothing when the release has none of the three tables."""
+    scales = tables.get("anchored_scales")
+    episodes = tables.get("episode_adaptation")
+    programs = tables.get("program_track")
+    if scales is None and episodes is None and programs is None:
+        return Markup("")
+    parts: list[Any] = [tag("h2", "Scores against the reference field", id="anchored")]
+    if scales is not None and not scales.empty:
+        field = str(scales["field"].iloc[0])
+        parts.append(
+            tag(
+                "p",
+                "Every player is scored against the fixed reference field ",
+                code(field),
+                ", so a model has the same numbers in every release that plays this field "
+                "version. Rating: chips per game against the field, uniform random = 0. "
+                "Score: the expected share of points (win 1, tie 1/2) against the field's "
+                "members, both seats, 0-100 (GameBench 2's construction). Elo: the "
+                "Bradley-Terry logits with a first-mover term, calibrated to the anchor. "
+                "Intervals: 95% clustered bootstrap over runs. A provisional entrant is "
+                "listed with its reason and not ranked.",
+            )
+        )
+        rows = []
+        for r in scales.to_dict("records"):
+            rows.append(
+                [
+                    fmt(_cell(r.get("rank"))),
+                    tag("strong", r["model"]),
+                    r.get("status", ""),
+                    (fmt(r.get("rating"), 2, signed=True), {"class_": "num"}),
+                    _interval(r.get("rating_low"), r.get("rating_high"), 2),
+                    (fmt(r.get("score"), 1), {"class_": "num"}),
+                    _interval(r.get("score_low"), r.get("score_high")),
+                    (fmt(r.get("elo"), 0, signed=True), {"class_": "num"}),
+                    _interval(r.get("elo_low"), r.get("elo_high"), 0),
+                    r.get("reason") or "",
+                ]
+            )
+        headers = ["rank", "player", "status", "rating", "95% interval", "score (0-100)",
+                   "95% interval", "Elo", "95% interval", "reason"]  # fmt: skip
+        parts.append(table(headers, rows, class_="anchored"))
+    elif scales is not None:
+        parts.append(note("The anchored scales table is empty."))
+    if episodes is not None and not episodes.empty:
+        change = episodes[episodes["quantity"] == "change"]
+        parts.append(tag("h3", "Adaptation over multi-hand episodes", id="episodes"))
+        parts.append(
+            tag(
+                "p",
+                "Each player plays episodes of consecutive hands, the earlier hands visible, "
+                "against a fixed exploitable bot, each episode mirrored with the seats "
+                "swapped. Change: the fitted margin (chips per hand) of the last hand minus "
+                "the first; above zero means the player learned to exploit its opponent. "
+                "Intervals: 95% bootstrap over episode pairs.",
+            )
+        )
+        rows = [
+            [
+                r["game"],
+                tag("strong", r["player"]),
+                r["opponent"],
+                (fmt(r["estimate"], 2, signed=True), {"class_": "num"}),
+                _interval(r["ci_low"], r["ci_high"], 2),
+                (fmt(r["episode_pairs"]), {"class_": "num"}),
+            ]
+            for r in change.to_dict("records")
+        ]
+        headers = ["game", "player", "opponent", "change", "95% interval", "episode pairs"]
+        parts.append(table(headers, rows, class_="episodes"))
+    if programs is not None and not programs.empty:
+        parts.append(tag("h3", "Program track", id="program-track"))
+        parts.append(
+            tag(
+                "p",
+                "Authors scored by the strategy programs they write, 0-100 against the same "
+                "field. A failed submission scores 0; a program refused only by the speed "
+                "check, or an attempt without a reply, counts in no score (GameBench 2).",
+            )
+        )
+        rows = [
+            [
+                fmt(_cell(r.get("rank"))),
+                tag("strong", r["author"]),
+                r["game"],
+                (fmt(r["authoring_runs"]), {"class_": "num"}),
+                (fmt(r["admitted"]), {"class_": "num"}),
+                (fmt(r["failed"]), {"class_": "num"}),
+                (fmt(r["repair_turns"]), {"class_": "num"}),
+                (fmt(r["score"], 1), {"class_": "num"}),
+                _interval(r["ci_low"], r["ci_high"]),
+                r.get("reason") or "",
+            ]
+            for r in programs.to_dict("records")
+        ]
+        headers = ["rank", "author", "game", "runs", "admitted", "failed", "repairs",
+                   "score (0-100)", "95% interval", "reason"]  # fmt: skip
+        parts.append(table(headers, rows, class_="program-track"))
     return join(parts)
 
 
@@ -1369,6 +1483,7 @@ def render_report(
             summary_section(manifest, integrity, present),
             leaderboard_section(tables, images, shown),
             cost_section(tables, images, shown),
+            anchored_section(tables),
             per_game_section(per_game, per_game_note, tables, images, games, shown),
             profiles_section(tables, images, shown),
             games_section(tables, games, images, shown),

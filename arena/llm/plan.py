@@ -38,11 +38,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.llm.player import Price
+from arena.reference_engines import make_builtin
 from arena.roster import ApiEntry, BuiltinEntry, Roster
-from engines.agents.builtin import RandomAgent, builtin_agent
-from engines.gbg import rulebook
+from engines.agents.builtin import RandomAgent
+from engines.gbg import GameSpec, rulebook
 from engines.gbg.engine import new_deal
 from engines.gbg.render import turn_prompt
+from engines.openspiel.text import rules_text
 from engines.tournament.match import seat_rng
 from engines.tournament.schedule import Game, ScheduledMatch
 
@@ -130,16 +132,21 @@ def _playout(m: ScheduledMatch, roster: Roster) -> list[tuple[str, str]]:
     built-ins as themselves and everyone else choosing uniformly at random."""
     entries = (roster.player(m.alice), roster.player(m.bob))
     agents = [
-        builtin_agent(e.agent, e.params) if isinstance(e, BuiltinEntry) else RandomAgent()
+        make_builtin(e.agent, e.params) if isinstance(e, BuiltinEntry) else RandomAgent()
         for e in entries
     ]
     rngs = (seat_rng(m.play_seed, m.deal, 0), seat_rng(m.play_seed, m.deal, 1))
-    state = new_deal(m.game.spec, m.play_seed)
+    spec = m.game.spec
+    generated = isinstance(spec, GameSpec)
+    state: Any = (
+        new_deal(spec, m.play_seed) if isinstance(spec, GameSpec) else spec.new_deal(m.play_seed)
+    )
     asked: list[tuple[str, str]] = []
     while state.current_player >= 0:
         seat = state.current_player
         if isinstance(entries[seat], ApiEntry):
-            asked.append((entries[seat].name, turn_prompt(state, seat)))
+            prompt = turn_prompt(state, seat) if generated else state.turn_prompt(seat)
+            asked.append((entries[seat].name, prompt))
         state.apply(agents[seat].act(state, seat, rngs[seat]))
     return asked
 
@@ -181,7 +188,7 @@ def plan_tournament(
                 models[name].matches += 1
     for game_matches in by_game.values():
         spec = game_matches[0].game.spec
-        system = len(rulebook(spec))
+        system = len(rulebook(spec) if isinstance(spec, GameSpec) else rules_text(spec))
         chosen = _sampled(game_matches, sample)
         scale = len(game_matches) / len(chosen)
         prompts: dict[str, list[int]] = defaultdict(list)

@@ -189,7 +189,11 @@ class LLMPlayer:
         except MalformedReply as exc:
             raise self.stop(f"cached reply is malformed: {exc}") from None
 
-    async def decide(self, state: State, seat: int, rng: random.Random, call_id: str) -> Decision:
+    async def decide(
+        self, state: State, seat: int, rng: random.Random, call_id: str, preamble: str = ""
+    ) -> Decision:
+        """One move; ``preamble`` (a multi-hand episode's earlier hands, issue 19) is put before
+        the turn prompt."""
         if self.stopped is not None:
             raise PlayerStopped(self.stopped)
         legal = state.legal_actions()
@@ -197,7 +201,7 @@ class LLMPlayer:
         # An OpenSpiel game brings its own prompt, move reader and illegal-move protocol.
         game: Any = state
         protocol = game.spec.protocol if isinstance(game, OpenSpielState) else None
-        prompt = game.turn_prompt(seat) if protocol else turn_prompt(state, seat)
+        prompt = preamble + (game.turn_prompt(seat) if protocol else turn_prompt(state, seat))
         rethinks = protocol.rethinks if protocol else self.rethinks
         messages: list[Message] = [{"role": "user", "content": prompt}]
         replies: list[str] = []

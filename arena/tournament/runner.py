@@ -53,10 +53,11 @@ from arena.reference_engines import agent_plays
 from arena.roster import BuiltinEntry, ProgramEntry, Roster
 from arena.secrets import environment_secrets, redacted_rows
 from arena.tournament.budget import Budget, record_state
-from arena.tournament.journal import Corpus
+from arena.tournament.journal import Corpus, write_table
 from arena.tournament.lineup import Lineup, build_lineup
 from engines.agents.base import PlayerStopped
 from engines.gbg.spec import GameSpec
+from engines.tournament.episodes import HAND_SCHEMA, EpisodeConfig, episode_schedule, play_episode
 from engines.tournament.match import play_builtin_match, play_match, seat_rng
 from engines.tournament.records import DECIDED_STATUSES, Record
 from engines.tournament.schedule import Game, ScheduledMatch, block_schedule
@@ -72,6 +73,7 @@ __all__ = [
     "play_builtin_match",
     "play_match",
     "player_rates",
+    "run_episode_tournament",
     "run_tournament",
     "seat_rng",
     "tournament_schedule",
@@ -427,3 +429,64 @@ def run_tournament(
         budget=budget.as_dict() if budget.active else None,
         protocol=roster.protocol_name,
     )
+
+
+# --- multi-hand episodes (issue 19) ------------------------------------------------------------
+
+
+def run_episode_tournament(
+    roster: Roster,
+    pairs: Sequence[tuple[str, str]],
+    games: Sequence[Game],
+    episodes: int,
+    config: EpisodeConfig,
+    folder: Path,
+    *,
+    offline: bool = False,
+    environ: dict[str, str] | None = None,
+    seed: int = 0,
+) -> tuple[Path, dict[str, str]]:
+    """Play ``episodes`` episode pairs of every pair on every game (``engines.tournament.
+    episodes``) one after the other and write ``hands.parquet`` (one row per hand) in
+    ``folder``; LLM players share the folder's response cache. A player that stops is taken
+    out (its episodes are not recorded). Returns the table's path and the stopped players with
+    their reasons."""
+    names = {p.name for p in roster.players}
+    unknown = sorted({n for pair in pairs for n in pair} - names)
+    if unknown:
+        raise ValueError(f"episode pair names unknown player(s): {', '.join(unknown)}")
+    schedule = episode_schedule(pairs, games, episodes, config)
+    folder.mkdir(parents=True, exist_ok=True)
+    cache = ResponseCache(folder / "cache.sqlite", offline=offline)
+    stopped: dict[str, str] = {}
+
+    async def main() -> list[Record]:
+        lineup = build_lineup(roster, cache, random.Random(seed), environ)
+        secrets = (*lineup.secrets, *environment_secrets())
+        rows: list[Record] = []
+        try:
+            for episode in schedule:
+                seated = [lineup.players[episode.first], lineup.players[episode.second]]
+                stopped.update({p.name: str(p.stopped) for p in seated if p.stopped})
+                if any(p.name in stopped for p in seated):
+                    continue
+                try:
+                    played = await play_episode(episode, lineup.players, config)
+                except PlayerStopped as exc:
+                    stopped.update({p.name: str(p.stopped) for p in seated if p.stopped})
+                    if not any(p.stopped for p in seated):  # defensive: stop reason unknown
+                        stopped[episode.first] = str(exc)
+                    continue
+                # an error's text is scrubbed as a match's
+                rows += [redacted_rows(row, [], secrets)[0] for row in played]
+        finally:
+            await lineup.aclose()
+        return rows
+
+    try:
+        rows = asyncio.run(main())
+    finally:
+        cache.close()
+    path = folder / "hands.parquet"
+    write_table(rows, HAND_SCHEMA, path)
+    return path, stopped

@@ -124,6 +124,9 @@ BUILTIN_AGENTS: dict[str, Callable[..., Any]] = {
     "search": _lazy("engines.agents.search", "SearchAgent"),
     "equilibrium": _lazy("engines.agents.equilibrium", "EquilibriumAgent"),
     "mcts": _lazy("engines.agents.mcts", "MCTSAgent"),  # OpenSpiel games only
+    # multi-hand episodes (issue 19): a fixed exploitable bot and a planted adaptive one
+    "overfolder": _lazy("engines.agents.adaptive", "OverfoldAgent"),
+    "adaptive": _lazy("engines.agents.adaptive", "AdaptiveAgent"),
 }
 
 

@@ -24,6 +24,7 @@ import pytest
 from arena.roster import load_roster
 from arena.secrets import REDACTED
 from assets import release
+from assets.anchored_scales import AnchoredConfig, build_anchored_scales
 from assets.capability_profiles import build_capability_profiles
 from assets.leaderboards import StatsConfig, build_leaderboards, leaderboards
 from assets.pool import accepted_games
@@ -36,6 +37,8 @@ from engines.axes.screening import SCREENING_AXES
 from engines.gbg import ENGINE_VERSION, GameSpec
 from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig
 from engines.gbg.seed_pool import screen
+from engines.stats.adaptation import ADAPTATION_COLUMNS
+from engines.stats.program_track import OVERALL, TRACK_COLUMNS
 from pipelines.io_managers import ParquetIOManager, write_parquet_atomically
 from quality.schema import TABLES
 from releases.analysis import NOT_SHIPPED, SHIPPED, SUMMARY
@@ -183,6 +186,24 @@ def moves_tables(pairs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     }
 
 
+def anchored_tables(pairs: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The issue-19 tables: the anchored scales of the three bots (the field lacks search-2,
+    so the scales are empty and the entrant provisional), and small episode and program
+    tables in their declared columns."""
+    scales, _ = build_anchored_scales(
+        pairs, roster_table(load_roster(DEMO_ROSTER)), AnchoredConfig(), 20
+    )
+    episodes = pd.DataFrame(
+        [("kuhn", "adaptive", "overfolder", "change", 0.4, 0.1, 0.7, 4, 80)],
+        columns=list(ADAPTATION_COLUMNS),
+    )
+    programs = pd.DataFrame(
+        [("programs", "handwritten", OVERALL, 2, 2, 0, 0, 0, 0, 43.0, 39.0, 47.0, "ranked", 1, "")],
+        columns=list(TRACK_COLUMNS),
+    )
+    return {"anchored_scales": scales, "episode_adaptation": episodes, "program_track": programs}
+
+
 @pytest.fixture(scope="module")
 def upstream() -> dict[str, Any]:
     """The release's inputs (per-game ones as ``{partition: table}``), built once."""
@@ -214,6 +235,7 @@ def upstream() -> dict[str, Any]:
                 "paper": ["0.80"],
             }
         ),
+        **anchored_tables(pairs),
         "ablations": pd.DataFrame(
             {
                 "ablation": ["programs", "thinking_budget"],
