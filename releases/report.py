@@ -538,6 +538,7 @@ def cost_section(
     if plot is not None:
         shown.add(plot)
         parts.append(figure(plot, "Strength against cost per match"))
+    return join(parts)
 
 
 # --- scores against the reference field, episodes, program track (issue 19) -------------------

@@ -358,6 +358,8 @@ def test_in_the_real_graph_the_last_assets_follow_only_their_last_deps() -> None
         k("anchored_scales"),
         k("episode_adaptation"),
         k("program_track"),
+        # issue 17: the validity checks of Sections 6-7 and Appendix E
+        k("validity_checks"),
     }
     assert followed("anchored_scales") == {k("match_corpus")}
     assert followed("ablations") == {k("leaderboards")}
