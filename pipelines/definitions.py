@@ -36,7 +36,7 @@ from assets import (
     release,
     roster,
 )
-from assets.resources import LocalModel, ProjectPaths, RunProfile
+from assets.resources import LocalModel, ProjectPaths, RosterFile, RunProfile
 from pipelines.automation import SCHEDULES, SENSORS, with_automation
 from pipelines.io_managers import ParquetIOManager
 from pipelines.jobs import JOBS
@@ -104,6 +104,7 @@ def build_resources() -> dict[str, dg.ConfigurableResource | dg.ConfigurableIOMa
         "paths": paths,
         "profile": RunProfile(),
         "local_llm": LocalModel(),
+        "roster_file": RosterFile(),
         "io_manager": ParquetIOManager(paths=paths),
     }
 

@@ -12,7 +12,7 @@ import pytest
 from arena.roster import load_roster
 from assets import complete_pairs, match_corpus, roster
 from assets.partitions import BENCHMARK_GAMES, BENCHMARK_GAMES_NAME, DEMO_BENCHMARK_GAMES
-from assets.resources import ProjectPaths, RunProfile
+from assets.resources import ROSTER_ENV_VAR, ProjectPaths, RosterFile, RunProfile
 from pipelines.io_managers import ParquetIOManager
 from tests.support import ProjectEnv
 
@@ -29,6 +29,7 @@ def resources(env: ProjectEnv) -> dict[str, object]:
         "profile": RunProfile(name="demo"),
         "paths": paths,
         "io_manager": ParquetIOManager(paths=paths),
+        "roster_file": RosterFile(),
     }
 
 
@@ -46,6 +47,42 @@ def test_the_demo_roster_is_built_in_bots_and_round_trips() -> None:
     assert list(table.columns) == [c.name for c in roster.COLUMNS]
     assert roster.roster_from_table(table) == parsed
     assert table["fingerprint"].is_unique
+
+
+def test_without_run_config_the_roster_is_genstrat_roster_else_the_demo_roster(
+    project_env: ProjectEnv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the UI's Materialize and ``make run`` read: the deployment's roster file, the one
+    ``roster_sensor`` watches (``pipelines.automation.roster_path``)."""
+    from pipelines.automation import roster_path
+    from pipelines.definitions import defs
+
+    def materialized() -> pd.DataFrame:
+        job = defs.resolve_implicit_global_asset_job_def()
+        with dg.instance_for_test() as instance:
+            result = job.execute_in_process(
+                instance=instance, asset_selection=[dg.AssetKey("roster")]
+            )
+        assert result.success
+        return result.output_for_node("roster")
+
+    monkeypatch.delenv(ROSTER_ENV_VAR, raising=False)
+    demo = materialized()
+    assert roster_path() == roster.DEMO_ROSTER
+    assert list(demo["name"]) == [p.name for p in load_roster(roster.DEMO_ROSTER).players]
+
+    path = tmp_path / "roster.yaml"
+    path.write_text(SMALL)
+    monkeypatch.setenv(ROSTER_ENV_VAR, str(path))
+    assert roster_path() == path.resolve()
+    assert list(materialized()["name"]) == ["random", "heuristic"]
+    # the run config still wins over the environment
+    other = tmp_path / "other.yaml"
+    other.write_text(SMALL.replace("name: random", "name: uniform"))
+    result = dg.materialize(
+        [roster.roster], resources=resources(project_env), run_config=roster_config(other)
+    )
+    assert list(result.output_for_node("roster")["name"]) == ["uniform", "heuristic"]
 
 
 def test_a_demo_profile_refuses_llm_players(project_env: ProjectEnv, tmp_path: Path) -> None:
