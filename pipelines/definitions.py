@@ -38,7 +38,7 @@ from assets import (
 )
 from assets.resources import LocalModel, ProjectPaths, RosterFile, RunProfile
 from pipelines.automation import SCHEDULES, SENSORS, with_automation
-from pipelines.io_managers import ParquetIOManager
+from pipelines.io_managers import ParquetIOManager, StepValueIOManager
 from pipelines.jobs import JOBS
 
 # The stages of the asset graph, in pipeline order (DESIGN.md, "Stages"). Each module exports
@@ -106,6 +106,7 @@ def build_resources() -> dict[str, dg.ConfigurableResource | dg.ConfigurableIOMa
         "local_llm": LocalModel(),
         "roster_file": RosterFile(),
         "io_manager": ParquetIOManager(paths=paths),
+        "step_io_manager": StepValueIOManager(paths=paths),
     }
 
 
