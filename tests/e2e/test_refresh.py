@@ -46,6 +46,7 @@ import pytest
 
 from assets.roster import DEMO_ROSTER
 from assets.run_profiles import get_profile
+from engines.stats.analysis import MIN_PROFILE_GAMES
 from engines.tournament.records import WALL_CLOCK_COLUMNS
 from pipelines.automation import REFRESH_TAG
 from tests.e2e.dagster_processes import (
@@ -358,7 +359,10 @@ def test_make_run_prints_its_steps_and_publishes_the_release_the_ui_published(
     board = pd.read_parquet(data / "leaderboards.parquet")
     assert len(board) == 4 and "chips/game" in out
     profiles = pd.read_parquet(data / "capability_profiles.parquet")
-    assert set(profiles["model"]) == set(board["model"])
+    if len(chosen) >= MIN_PROFILE_GAMES:
+        assert set(profiles["model"]) == set(board["model"])
+    else:  # too few games to fit profiles: the stage ran and published an empty table
+        assert profiles.empty and "model" in profiles.columns
     release_id = pd.read_parquet(data / "release_bundle.parquet")["release_id"].iloc[0]
     assert f"release {release_id} published" in out
     assert (make_run.root / "releases" / release_id / "manifest.json").is_file()
