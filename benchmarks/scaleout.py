@@ -13,9 +13,9 @@ benchmark games, one run per game.
 - in-process: ``scaleout_job`` with ``execute_in_process``, every step in this process, the
   pool screening, screening axes and axes of a game on a process pool of both cores;
 - on the cluster: each step a Dask task in a worker (a worker is a daemonic process, so each
-  step computes on one core), each game's tournament dealt into ``--steps`` play steps (that
-  the workers play at once), the per-game runs ``--concurrent-runs`` at a time, each launched
-  from its own process as a run launcher would.
+  step computes on one core), the per-game axis runs ``--concurrent-runs`` at a time, each
+  launched from its own process as a run launcher would, then the tournaments one at a time,
+  each dealt into ``--steps`` play steps that the workers play at once.
 
 Reports both wall times and their ratio (cluster / in-process; above 1 means the cluster is
 slower), and checks that both wrote the same tables (timing columns aside).  Everything it
@@ -118,7 +118,7 @@ def main() -> None:
         return
     print(
         f"pool stage + axis_scores and tournament of {args.games} games (demo profile), "
-        f"{args.concurrent_runs} game runs at a time and {args.steps} play steps per "
+        f"{args.concurrent_runs} axis runs at a time and {args.steps} play steps per "
         "tournament on the cluster:\n"
         f"{timing_line('in-process (2-core process pool)', here)}\n"
         f"{timing_line('Dask cluster (2 workers)', there)}\n"

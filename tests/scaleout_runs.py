@@ -3,14 +3,15 @@
 The selection is the paper-shaped, partitioned part of the graph: the pool stage (``seed_pool``,
 ``accepted_games``, ``screening_axes``, ``benchmark_games``, the ``roster`` and their checks) in
 one run, then per benchmark game (the first ``games``; the dynamic partition set that
-``benchmark_games`` writes, ``assets/partitions.py``) one run of its ``axis_scores`` and its
-tournament (``match_corpus``, ``match_moves``) with the tournament's matches dealt into
-``steps`` play steps.  Both ways run ``scaleout_job`` (``pipelines.scaleout``): in this process
-with ``execute_in_process`` (steps one after another, each step's process pool on both cores),
-or with ``dg.execute_job`` on the cluster (each step a Dask task, so a game's play steps run on
-several workers at once; the per-game runs ``concurrent_runs`` at a time, each from its own
-process, as the queued run coordinator of ``deploy/dagster.postgres.yaml`` and the run launcher
-would run a backfill's runs).
+``benchmark_games`` writes, ``assets/partitions.py``) one run of its ``axis_scores``, then per
+game one run of its tournament (``match_corpus``, ``match_moves``) with the matches dealt into
+``steps`` play steps (the daemon's ``follow_upstream`` launches the same two runs per game).
+Both ways run ``scaleout_job`` (``pipelines.scaleout``): in this process with
+``execute_in_process`` (steps one after another, each step's process pool on both cores), or
+with ``dg.execute_job`` on the cluster (each step a Dask task; the axis runs ``concurrent_runs``
+at a time, each from its own process, as the queued run coordinator of
+``deploy/dagster.postgres.yaml`` and the run launcher would run a backfill's runs; the
+tournaments one at a time, each spreading its play steps over the whole cluster).
 
 ``tests/pipelines/test_scaleout.py`` compares the two ways' outputs; ``benchmarks/scaleout.py``
 times them.
@@ -37,7 +38,8 @@ POOL_STAGE = tuple(
     dg.AssetKey(key)
     for key in ("seed_pool", "accepted_games", "screening_axes", "benchmark_games", "roster")
 )
-PER_GAME = tuple(dg.AssetKey(key) for key in ("axis_scores", "match_corpus", "match_moves"))
+PER_GAME = (dg.AssetKey("axis_scores"),)
+TOURNAMENT = (dg.AssetKey("match_corpus"), dg.AssetKey("match_moves"))
 # The step keys of a game's tournament: the plan, one play step per share, the collection.
 PLAY_STEP = "match_corpus.play_matches["
 
@@ -57,16 +59,17 @@ class RunOutcome:
 
 @dataclass
 class SelectionRuns:
-    """The runs of one selection: the pool stage's, then one per game, and the wall times
-    (the whole selection, and the pool stage's run)."""
+    """The runs of one selection: the pool stage's, then per game its axes' and its
+    tournament's, and the wall times (the whole selection, and the pool stage's run)."""
 
     pool: RunOutcome
     games: dict[str, RunOutcome] = field(default_factory=dict)
+    tournaments: dict[str, RunOutcome] = field(default_factory=dict)
     seconds: float = 0.0
     pool_seconds: float = 0.0
 
     def all_runs(self) -> list[RunOutcome]:
-        return [self.pool, *self.games.values()]
+        return [self.pool, *self.games.values(), *self.tournaments.values()]
 
     @property
     def success(self) -> bool:
@@ -97,7 +100,7 @@ def _launch_game_run(address: str, steps: int, partition: str) -> RunOutcome:
     """One game's run from its own process against ``$DAGSTER_HOME``'s instance (a run
     launcher's job: Dagster's run orchestration is not safe to share between threads)."""
     with dg.DagsterInstance.get() as instance:
-        return _execute_on_cluster(instance, address, PER_GAME, partition, steps)
+        return _execute_on_cluster(instance, address, PER_GAME, partition)
 
 
 def run_selection(
@@ -135,11 +138,16 @@ def run_selection(
         keys = BENCHMARK_GAMES.get_partition_keys(dynamic_partitions_store=instance)[:games]
         if cluster is None:
             runs.games = {key: in_process(PER_GAME, key) for key in keys}
+            runs.tournaments = {key: in_process(TOURNAMENT, key) for key in keys}
         else:
             spawn = multiprocessing.get_context("spawn")
             with ProcessPoolExecutor(max_workers=concurrent_runs, mp_context=spawn) as pool:
-                outcomes = pool.map(partial(_launch_game_run, cluster.address, steps), keys)
+                outcomes = pool.map(partial(_launch_game_run, cluster.address), keys)
                 runs.games = dict(zip(keys, outcomes, strict=True))
+            runs.tournaments = {
+                key: _execute_on_cluster(instance, cluster.address, TOURNAMENT, key, steps)
+                for key in keys
+            }
     runs.seconds = time.perf_counter() - started
     return runs
 
