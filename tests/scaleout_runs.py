@@ -96,7 +96,7 @@ def _execute_on_cluster(
     return RunOutcome(result.run_id, result.success)
 
 
-def _launch_game_run(address: str, steps: int, partition: str) -> RunOutcome:
+def _launch_game_run(address: str, partition: str) -> RunOutcome:
     """One game's run from its own process against ``$DAGSTER_HOME``'s instance (a run
     launcher's job: Dagster's run orchestration is not safe to share between threads)."""
     with dg.DagsterInstance.get() as instance:

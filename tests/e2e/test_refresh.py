@@ -64,10 +64,11 @@ from tests.e2e.dagster_processes import (
 )
 from tests.support import REPO_ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 PROFILE = "tiny"
-REFRESH_TIMEOUT_S = 900
+# A refresh takes minutes on a quiet machine; ten times that on two cores shared with others.
+REFRESH_TIMEOUT_S = 2400
 SCREENSHOTS_ENV_VAR = "GENSTRAT_SCREENSHOTS"
 
 # Every asset of pipelines/definitions.py that publishes numbers (all of them: a table of games,
