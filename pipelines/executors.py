@@ -118,18 +118,20 @@ def run_steps(
     steps in flight are cancelled."""
     pending: dict[str, Any] = {}
     checked = time.monotonic()
-    while not active.is_complete:
+    while True:
+        # asked first: this is where the steps of a fan-out that just ran become known (until
+        # then ``is_complete`` does not count them)
         for step in active.get_steps_to_execute():
             pending[step.key] = submit(step, active.get_known_state())
         yield from active.plan_events_iterator(plan_context)
+        if active.is_complete and not pending:
+            return
         finished = [key for key, future in pending.items() if future.done()]
         for key in finished:
             for event in pending.pop(key).result():
                 yield event
                 active.handle_event(event)
             active.verify_complete(plan_context, key)
-        if active.is_complete:
-            return
         if time.monotonic() - checked >= CANCEL_POLL_S:
             checked = time.monotonic()
             if _canceling(instance, run_id):

@@ -106,16 +106,23 @@ class _Active:
 
     def __init__(self) -> None:
         self.ready = ["plan"]
+        self.taken = []
         self.handled: list[str] = []
         self.completed: list[str] = []
         self.interrupted = False
 
     @property
     def is_complete(self) -> bool:
-        return self.completed == ["plan", "play[0]", "play[1]", "collect"] or self.interrupted
+        # as Dagster's: steps that a fan-out made known are not counted until asked for, so
+        # after ``plan`` the run looks complete until ``get_steps_to_execute`` is called
+        unfinished = [k for k in self.taken if k not in self.completed]
+        return not unfinished or self.interrupted
+
+    taken: list[str]
 
     def get_steps_to_execute(self) -> list[_Step]:
         steps, self.ready = [_Step(k) for k in self.ready], []
+        self.taken += [step.key for step in steps]
         return steps
 
     def get_known_state(self) -> list[str]:
