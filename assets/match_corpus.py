@@ -1,10 +1,17 @@
 """Stage: ``match_corpus`` and ``match_moves``, the tournament on one benchmark game per partition.
 
-Thin: ``arena.tournament.runner.run_tournament`` plays the roster's schedule on the
-partition's game into ``<data>/tournament/<game>/`` (its journal makes a re-materialization
-after a crash resume where it stopped, and its response cache means no model is asked twice);
-the asset returns the two tables, one row per match (DESIGN match schema) and one row per move
-(DESIGN move schema).  Runs per matchup come from the profile.
+Thin: the arena plays the roster's schedule on the partition's game into
+``<data>/tournament/<game>/`` (its journal makes a re-materialization after a crash resume where
+it stopped, and its response cache means no model is asked twice); the asset returns the two
+tables, one row per match (DESIGN match schema) and one row per move (DESIGN move schema).
+Runs per matchup come from the profile.
+
+A game's tournament is a graph of steps, so that a cluster can spread one game's matches
+(``arena.tournament.shards``): ``plan_matches`` deals the matches still to play into ``steps``
+shares (the config's ``steps``, default 1), one ``play_matches`` step per share (a dynamic
+fan-out: on the Dask executor each is a task on any worker), and ``collect_matches`` reads every
+step's journal, writes the tables and runs the checks (``run_tournament`` on the folder, which
+then has nothing left to play). The tables do not depend on ``steps``.
 
 Blocking checks, per partition: zero-sum per match, every match's spec hash equal to its
 benchmark game's, no duplicate match ids.  Games come from ``assets.partitions`` (see there for
@@ -13,6 +20,7 @@ the demo source and how to rewire to ``benchmark_games``).
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import dagster as dg
@@ -23,6 +31,7 @@ from arena.games import resolve_games
 from arena.progress import ProgressReporter
 from arena.tournament.journal import MATCHES, MOVES
 from arena.tournament.runner import run_tournament
+from arena.tournament.shards import Share, plan_shares, play_share
 from assets.metadata import column_schema, contract_check
 from assets.partitions import BENCHMARK_GAMES
 from assets.resources import ProjectPaths, RunProfile
@@ -30,6 +39,10 @@ from assets.roster import GROUP_NAME, roster_from_table
 from engines.tournament import corpus_checks
 
 CHECK_NAMES = ("zero_sum", "spec_hash_matches_game", "unique_match_ids")
+CHECK_SPECS = [dg.AssetCheckSpec(name, asset="match_corpus", blocking=True) for name in CHECK_NAMES]
+# Where the steps' own values (a share, what a step played) are kept: pipelines/io_managers.py.
+STEP_IO_MANAGER = "step_io_manager"
+MAX_STEPS = 256
 
 
 class TournamentConfig(dg.Config):
@@ -38,6 +51,12 @@ class TournamentConfig(dg.Config):
     parallel: int = Field(default=64, ge=1, description="matches in flight (LLM players)")
     retry_failed: bool = Field(default=False, description="replay recorded timeouts/errors")
     runs: int | None = Field(default=None, ge=1, description="override the profile's runs")
+    steps: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_STEPS,
+        description="play steps a game's matches are dealt into (a cluster runs them at once)",
+    )
 
 
 def partition_folder(data: Path, token: str) -> Path:
@@ -45,45 +64,95 @@ def partition_folder(data: Path, token: str) -> Path:
     return data / "tournament" / quote(token, safe="-_.")
 
 
-@dg.multi_asset(
-    outs={
-        "match_corpus": dg.AssetOut(
-            group_name=GROUP_NAME,
-            kinds={"pandas", "parquet"},
-            description="Every match (a single deal) of the benchmark game: players, seats, "
-            "chips, status, fallbacks, rethinks, tokens, cost.",
-            metadata={"dagster/column_schema": column_schema("match_corpus")},
-        ),
-        "match_moves": dg.AssetOut(
-            group_name=GROUP_NAME,
-            kinds={"pandas", "parquet"},
-            description="Every move of those matches: menu, prompt hash, raw reply, action, "
-            "fallback and rethink flags, latency, tokens, reasoning.",
-            metadata={"dagster/column_schema": column_schema("match_moves")},
-        ),
-    },
-    partitions_def=BENCHMARK_GAMES,
-    check_specs=[
-        dg.AssetCheckSpec(name, asset="match_corpus", blocking=True) for name in CHECK_NAMES
-    ],
-)
-def match_corpus(
-    context: dg.AssetExecutionContext,
+def tournament_inputs(
+    context: dg.OpExecutionContext,
     config: TournamentConfig,
     roster: pd.DataFrame,
     profile: RunProfile,
     paths: ProjectPaths,
-) -> Iterator[dg.Output[pd.DataFrame] | dg.AssetCheckResult]:
+) -> dict[str, Any]:
+    """The arguments every step of a game's tournament plays with."""
     token = context.partition_key
-    games = resolve_games([token])
-    runs = config.runs or profile.get().runs_per_matchup
-    folder = partition_folder(paths.data_path(), token)
+    return {
+        "roster": roster_from_table(roster),
+        "games": resolve_games([token]),
+        "runs": config.runs or profile.get().runs_per_matchup,
+        "folder": partition_folder(paths.data_path(), token),
+    }
+
+
+@dg.op(out=dg.DynamicOut(io_manager_key=STEP_IO_MANAGER))
+def plan_matches(
+    context: dg.OpExecutionContext,
+    config: TournamentConfig,
+    roster: pd.DataFrame,
+    profile: RunProfile,
+    paths: ProjectPaths,
+) -> Iterator[dg.DynamicOutput[dict[str, Any]]]:
+    """Deal the game's matches still to play into ``steps`` shares (one output each)."""
+    shares = plan_shares(
+        **tournament_inputs(context, config, roster, profile, paths),
+        steps=config.steps,
+        retry_failed=config.retry_failed,
+    )
+    total = sum(len(share.match_ids) for share in shares)
+    context.log.info(f"{context.partition_key}: {total} matches to play in {len(shares)} steps")
+    for share in shares:
+        yield dg.DynamicOutput(share.as_dict(), mapping_key=f"step{share.step}")
+
+
+@dg.op(out=dg.Out(io_manager_key=STEP_IO_MANAGER))
+def play_matches(
+    context: dg.OpExecutionContext,
+    config: TournamentConfig,
+    roster: pd.DataFrame,
+    share: dict[str, Any],
+    profile: RunProfile,
+    paths: ProjectPaths,
+) -> dict[str, Any]:
+    """Play one share of the game's matches into its step's journal."""
+    chosen = Share.from_dict(share)
+    label = f"{context.partition_key} step {chosen.step + 1}/{chosen.steps}"
+    with ProgressReporter(label, unit="matches", out=context.log.info) as reporter:
+        reporter.set(0, len(chosen.match_ids))
+        done = [0, 0]
+
+        def on_match(moves: int) -> None:
+            done[0] += 1
+            done[1] += moves
+            reporter.set(done[0], len(chosen.match_ids), moves=done[1])
+
+        result = play_share(
+            **tournament_inputs(context, config, roster, profile, paths),
+            share=chosen,
+            parallel=config.parallel,
+            on_match=on_match,
+        )
+    return {"step": chosen.step, "played": result.played, "skipped": result.skipped}
+
+
+@dg.op(
+    out={
+        "match_corpus": dg.Out(),
+        "match_moves": dg.Out(),
+        **{spec.get_python_identifier(): dg.Out(is_required=False) for spec in CHECK_SPECS},
+    }
+)
+def collect_matches(
+    context: dg.OpExecutionContext,
+    config: TournamentConfig,
+    roster: pd.DataFrame,
+    played: list[dict[str, Any]],
+    profile: RunProfile,
+    paths: ProjectPaths,
+) -> Iterator[dg.Output[pd.DataFrame] | dg.AssetCheckResult]:
+    """Every step's matches as the two tables (and whatever no step played, played here)."""
+    token = context.partition_key
+    inputs = tournament_inputs(context, config, roster, profile, paths)
+    folder = inputs["folder"]
     with ProgressReporter(token, unit="matches", out=context.log.info) as reporter:
         summary = run_tournament(
-            roster_from_table(roster),
-            games,
-            runs,
-            folder,
+            **inputs,
             parallel=config.parallel,
             retry_failed=config.retry_failed,
             progress=lambda p: reporter.set(
@@ -109,19 +178,21 @@ def match_corpus(
             "materialize again once the cause is fixed"
         )
     statuses = ", ".join(f"{n} {s}" for s, n in summary.status_counts.items())
+    in_steps = sum(int(step["played"]) for step in played)
     yield dg.Output(
         matches,
         output_name="match_corpus",
         metadata={
             "dagster/row_count": len(matches),
             "statuses": statuses,
-            "played_now": summary.played,
-            "resumed": summary.resumed,
+            "played_now": summary.played + in_steps,
+            "play_steps": len(played),
+            "resumed": summary.resumed - in_steps,
             "folder": dg.MetadataValue.path(str(folder)),
         },
     )
     yield dg.Output(moves, output_name="match_moves", metadata={"dagster/row_count": len(moves)})
-    expected = {token: games[0].spec.spec_hash}
+    expected = {token: inputs["games"][0].spec.spec_hash}
     for name, check in (
         ("zero_sum", corpus_checks.zero_sum(matches)),
         ("spec_hash_matches_game", corpus_checks.spec_hashes(matches, expected, "game")),
@@ -134,6 +205,53 @@ def match_corpus(
             passed=check.passed,
             metadata={"problems": "; ".join(problems[:20]) or "none", "count": len(problems)},
         )
+
+
+TOURNAMENT_OPS = ("plan_matches", "play_matches", "collect_matches")
+
+
+def tournament_config(config: TournamentConfig) -> dict[str, Any]:
+    """The asset's config (``ops: {match_corpus: {config: ...}}``) given to each of its steps
+    (Dagster hands the mapping the validated config as a dict)."""
+    values = config.model_dump() if isinstance(config, dg.Config) else dict(config)
+    return {name: {"config": values} for name in TOURNAMENT_OPS}
+
+
+@dg.graph_multi_asset(
+    name="match_corpus",
+    outs={
+        "match_corpus": dg.AssetOut(
+            group_name=GROUP_NAME,
+            kinds={"pandas", "parquet"},
+            description="Every match (a single deal) of the benchmark game: players, seats, "
+            "chips, status, fallbacks, rethinks, tokens, cost.",
+            metadata={"dagster/column_schema": column_schema("match_corpus")},
+        ),
+        "match_moves": dg.AssetOut(
+            group_name=GROUP_NAME,
+            kinds={"pandas", "parquet"},
+            description="Every move of those matches: menu, prompt hash, raw reply, action, "
+            "fallback and rethink flags, latency, tokens, reasoning.",
+            metadata={"dagster/column_schema": column_schema("match_moves")},
+        ),
+    },
+    partitions_def=BENCHMARK_GAMES,
+    group_name=GROUP_NAME,
+    check_specs=CHECK_SPECS,
+    config=dg.ConfigMapping(config_fn=tournament_config),
+)
+def match_corpus(roster: pd.DataFrame) -> dict[str, Any]:
+    shares = plan_matches(roster)
+    played = shares.map(lambda share: play_matches(roster, share))
+    collected = collect_matches(roster, played.collect())
+    return {
+        "match_corpus": collected.match_corpus,
+        "match_moves": collected.match_moves,
+        **{
+            spec.get_python_identifier(): getattr(collected, spec.get_python_identifier())
+            for spec in CHECK_SPECS
+        },
+    }
 
 
 ASSETS: list[dg.AssetsDefinition] = [match_corpus]

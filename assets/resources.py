@@ -15,6 +15,9 @@ from pydantic import Field
 from assets.run_profiles import PROFILE_ENV_VAR, Profile, get_profile
 
 DATA_ENV_VAR = "GENSTRAT_DATA"
+ROSTER_ENV_VAR = "GENSTRAT_ROSTER"
+# Built-in bots only, so the demo needs no API key (assets/roster.py).
+DEMO_ROSTER = Path(__file__).with_name("rosters") / "demo.yaml"
 DEFAULT_DATA_DIR = "data"
 LOCAL_LLM_ENV_VAR = "GENSTRAT_LOCAL_LLM_URL"
 
@@ -70,3 +73,23 @@ class LocalModel(dg.ConfigurableResource):
     def base_url(self) -> str | None:
         """The server's base URL, or ``None`` when no local model is configured."""
         return self.url or dg.EnvVar(LOCAL_LLM_ENV_VAR).get_value() or None
+
+
+class RosterFile(dg.ConfigurableResource):
+    """The deployment's roster file: what ``roster`` reads when its run config names none (the
+    UI's Materialize, ``make run``, ``follow_upstream``) and the file ``roster_sensor`` watches.
+
+    ``path`` left unset means ``$GENSTRAT_ROSTER``, else the demo roster.
+    """
+
+    path: str | None = Field(
+        default=None,
+        description=f"roster YAML file; default ${ROSTER_ENV_VAR}, else the demo roster",
+    )
+
+    def file(self) -> Path:
+        """The roster file as an absolute path (not read here)."""
+        configured = self.path or dg.EnvVar(ROSTER_ENV_VAR).get_value()
+        if not configured or not configured.strip():
+            return DEMO_ROSTER
+        return Path(configured).expanduser().resolve()

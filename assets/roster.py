@@ -6,7 +6,8 @@ limits; its block and family, its price, and its fingerprint (the hash of what d
 play, part of every match id).  For an LLM player only the *name* of the environment variable
 holding its key is recorded, never a key.
 
-The roster file comes from the asset's config (``path``); left unset, the demo roster
+The roster file comes from the asset's config (``path``); left unset, from the ``roster_file``
+resource: ``$GENSTRAT_ROSTER`` when set (the file ``roster_sensor`` watches), else the demo roster
 (``assets/rosters/demo.yaml``, built-in bots only).  A profile with ``builtin_roster_only``
 refuses a roster with LLM players, so the demo never needs an API key (strategy programs need
 none and are allowed).
@@ -30,18 +31,19 @@ from arena.roster import (
     with_protocol,
 )
 from assets.metadata import declared_columns, markdown_table
-from assets.resources import RunProfile
+from assets.resources import DEMO_ROSTER, RosterFile, RunProfile
 
 GROUP_NAME = "tournament"
-DEMO_ROSTER = Path(__file__).with_name("rosters") / "demo.yaml"
 
 COLUMNS: tuple[dg.TableColumn, ...] = declared_columns("roster")
 
 
 class RosterConfig(dg.Config):
-    """Which roster file to read (YAML); unset means the demo roster."""
+    """Which roster file to read (YAML); unset means the ``roster_file`` resource's."""
 
-    path: str | None = Field(default=None, description="roster YAML file; default: demo roster")
+    path: str | None = Field(
+        default=None, description="roster YAML file; default: $GENSTRAT_ROSTER, else demo roster"
+    )
 
 
 def roster_table(roster: Roster) -> pd.DataFrame:
@@ -126,9 +128,11 @@ def roster_from_table(table: pd.DataFrame) -> Roster:
     description="The tournament's players: provider, model id, request settings, block, family.",
     metadata={"dagster/column_schema": dg.TableSchema(columns=list(COLUMNS))},
 )
-def roster(config: RosterConfig, profile: RunProfile) -> dg.Output[pd.DataFrame]:
+def roster(
+    config: RosterConfig, profile: RunProfile, roster_file: RosterFile
+) -> dg.Output[pd.DataFrame]:
     chosen = profile.get()
-    path = Path(config.path) if config.path else DEMO_ROSTER
+    path = Path(config.path) if config.path else roster_file.file()
     parsed = with_protocol(load_roster(path), chosen.protocol)  # the profile's move protocol
     if chosen.builtin_roster_only and any(isinstance(p, ApiEntry) for p in parsed.players):
         raise ValueError(
@@ -146,6 +150,8 @@ def roster(config: RosterConfig, profile: RunProfile) -> dg.Output[pd.DataFrame]
         },
     )
 
+
+__all__ = ["DEMO_ROSTER", "GROUP_NAME", "roster", "roster_from_table", "roster_table"]
 
 ASSETS: list[dg.AssetsDefinition] = [roster]
 CHECKS: list[dg.AssetChecksDefinition] = []

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 PROFILE_ENV_VAR = "GENSTRAT_PROFILE"
 DEFAULT_PROFILE = "demo"
 
-ProfileName = Literal["demo", "paper"]
+ProfileName = Literal["demo", "paper", "tiny"]
 BudgetName = Literal["quick", "paper"]
 ProtocolName = Literal["paper", "arena"]
 
@@ -113,6 +113,22 @@ PROFILES: dict[str, Profile] = {
         bootstrap_resamples=200,
         ablation_games=0,
         protocol="arena",
+    ),
+    # The smallest graph that still exercises every stage: for the tests that run the whole
+    # graph to check orchestration (daemon, UI, cluster), not the science.
+    "tiny": Profile(
+        name="tiny",
+        description="seconds per stage: for orchestration tests of the whole graph",
+        seed_start=0,
+        seed_count=120,
+        max_accepted=24,
+        benchmark_games=4,
+        screening_budget="quick",
+        axis_budget="quick",
+        builtin_roster_only=True,
+        runs_per_matchup=2,
+        bootstrap_resamples=50,
+        ablation_games=0,
     ),
     "paper": Profile(
         name="paper",

@@ -1,18 +1,21 @@
 """Wall time of one selection of the graph in-process versus on a two-worker Dask cluster.
 
-Usage: PYTHONPATH=. python benchmarks/scaleout.py [--games N] [--concurrent-runs R] [--json]
+Usage: PYTHONPATH=. python benchmarks/scaleout.py [--games N] [--concurrent-runs R] [--steps S]
+       [--json]
 
 Starts a throwaway PostgreSQL server and a Dask cluster (a scheduler and two single-threaded
 workers, separate processes; ``tests/servers.py``), opens the deployment instance
 (``deploy/dagster.postgres.yaml``) against it, and runs the selection of
-``tests/scaleout_runs.py`` twice on the demo profile: the pool stage, then ``axis_scores`` of
-the first ``--games`` benchmark games, one run per game.
+``tests/scaleout_runs.py`` twice on the demo profile: the pool stage and the roster, then the
+``axis_scores`` and the tournament (``match_corpus``, ``match_moves``) of the first ``--games``
+benchmark games, one run per game.
 
 - in-process: ``scaleout_job`` with ``execute_in_process``, every step in this process, the
   pool screening, screening axes and axes of a game on a process pool of both cores;
 - on the cluster: each step a Dask task in a worker (a worker is a daemonic process, so each
-  step computes on one core), the per-game runs ``--concurrent-runs`` at a time, each launched
-  from its own process as a run launcher would.
+  step computes on one core), the per-game axis runs ``--concurrent-runs`` at a time, each
+  launched from its own process as a run launcher would, then the tournaments one at a time,
+  each dealt into ``--steps`` play steps that the workers play at once.
 
 Reports both wall times and their ratio (cluster / in-process; above 1 means the cluster is
 slower), and checks that both wrote the same tables (timing columns aside).  Everything it
@@ -39,18 +42,15 @@ from tests.scaleout_runs import SelectionRuns, read_outputs, run_selection
 from tests.servers import dask_cluster, postgres_server, sigterm_as_interrupt
 from tests.support import POSTGRES_INSTANCE_YAML
 
-TIMING_COLUMNS = ("seconds", "rerun_seconds")
-
 
 def same_tables(left: Path, right: Path) -> bool:
-    """Whether two data folders hold the same tables, timing columns aside."""
+    """Whether two data folders hold the same tables, wall-time columns aside."""
     a, b = read_outputs(left), read_outputs(right)
     if set(a) != set(b):
         return False
     for name, frame in a.items():
-        drop = [c for c in TIMING_COLUMNS if c in frame.columns]
         try:
-            pd.testing.assert_frame_equal(frame.drop(columns=drop), b[name].drop(columns=drop))
+            pd.testing.assert_frame_equal(frame, b[name])
         except AssertionError:
             return False
     return True
@@ -60,16 +60,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=8, help="benchmark games (demo: 8)")
     parser.add_argument("--concurrent-runs", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=2, help="play steps per game (cluster)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    if not 1 <= args.games <= 8 or args.concurrent_runs < 1:
-        parser.error("--games must be in 1..8 (the demo benchmark) and --concurrent-runs >= 1")
+    if not 1 <= args.games <= 8 or args.concurrent_runs < 1 or args.steps < 1:
+        parser.error(
+            "--games must be in 1..8 (the demo benchmark), --concurrent-runs and --steps >= 1"
+        )
 
     root = Path(tempfile.mkdtemp(prefix="genstrat-bench-scaleout-"))
     home, local, shared = root / "dagster_home", root / "in_process", root / "cluster"
     home.mkdir()
     shutil.copy(POSTGRES_INSTANCE_YAML, home / "dagster.yaml")
-    report: dict[str, object] = {"games": args.games, "concurrent_runs": args.concurrent_runs}
+    report: dict[str, object] = {
+        "games": args.games,
+        "concurrent_runs": args.concurrent_runs,
+        "steps": args.steps,
+    }
     try:
         started = time.perf_counter()
         with sigterm_as_interrupt(), postgres_server() as server:
@@ -91,6 +98,7 @@ def main() -> None:
                         games=args.games,
                         cluster=cluster,
                         concurrent_runs=args.concurrent_runs,
+                        steps=args.steps,
                     )
         if not (here.success and there.success):
             raise SystemExit(
@@ -109,8 +117,9 @@ def main() -> None:
         print(json.dumps(report, indent=2))
         return
     print(
-        f"pool stage + axis_scores of {args.games} games (demo profile), "
-        f"{args.concurrent_runs} game runs at a time on the cluster:\n"
+        f"pool stage + axis_scores and tournament of {args.games} games (demo profile), "
+        f"{args.concurrent_runs} axis runs at a time and {args.steps} play steps per "
+        "tournament on the cluster:\n"
         f"{timing_line('in-process (2-core process pool)', here)}\n"
         f"{timing_line('Dask cluster (2 workers)', there)}\n"
         f"  ratio cluster / in-process:       {report['cluster_over_in_process']:7.2f}\n"

@@ -46,10 +46,9 @@ from typing import Any
 import dagster as dg
 
 from arena.roster import load_roster, roster_json
-from assets.roster import DEMO_ROSTER
+from assets.resources import RosterFile
 from pipelines.jobs import MAIN_JOB_NAME, main_job
 
-ROSTER_ENV_VAR = "GENSTRAT_ROSTER"
 INTERVAL_ENV_VAR = "GENSTRAT_AUTOMATION_INTERVAL_S"
 REFRESH_TAG = "genstrat/refresh"
 # On every run the follow_upstream sensor launches.
@@ -213,8 +212,9 @@ def new_refresh_id() -> str:
 
 
 def roster_path() -> Path:
-    """The roster file of the deployment: ``$GENSTRAT_ROSTER``, else the demo roster."""
-    return Path(os.environ.get(ROSTER_ENV_VAR) or DEMO_ROSTER)
+    """The roster file of the deployment: ``$GENSTRAT_ROSTER``, else the demo roster (the
+    ``roster_file`` resource's default, so the file ``roster`` reads without run config)."""
+    return RosterFile().file()
 
 
 def root_checks() -> list[dg.AssetCheckKey]:

@@ -38,9 +38,9 @@ from assets import (
     roster,
     validity,
 )
-from assets.resources import LocalModel, ProjectPaths, RunProfile
+from assets.resources import LocalModel, ProjectPaths, RosterFile, RunProfile
 from pipelines.automation import SCHEDULES, SENSORS, with_automation
-from pipelines.io_managers import ParquetIOManager
+from pipelines.io_managers import ParquetIOManager, StepValueIOManager
 from pipelines.jobs import JOBS
 
 # The stages of the asset graph, in pipeline order (DESIGN.md, "Stages"). Each module exports
@@ -108,7 +108,9 @@ def build_resources() -> dict[str, dg.ConfigurableResource | dg.ConfigurableIOMa
         "paths": paths,
         "profile": RunProfile(),
         "local_llm": LocalModel(),
+        "roster_file": RosterFile(),
         "io_manager": ParquetIOManager(paths=paths),
+        "step_io_manager": StepValueIOManager(paths=paths),
     }
 
 

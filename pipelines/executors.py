@@ -13,6 +13,11 @@ workers (``tests/pipelines/test_executors.py`` keeps both measurements):
 2. Two runs of one job at the same time share Dask task keys (``<job>.<step>``), so the
    scheduler hands the second run the first run's results (dagster issue 21418).  Here a key is
    ``<job>.<step>.<run id>``.
+3. dagster-dask submits the execution plan's steps up front, level by level, so the steps of a
+   dynamic fan-out (``DynamicOut``: a game's tournament in several play steps) never run, and the
+   run still ends as a success.  Here Dagster's ``ActiveExecution`` (what its own multiprocess
+   executor uses) says which steps are ready, and each is submitted then, with the run's known
+   state (the dynamic outputs so far).
 
 Everything else is dagster-dask's: the run config (``cluster: {existing: {address: ...}}`` or
 ``cluster: {local: {...}}`` with ``LocalCluster``'s arguments), the function each worker runs
@@ -35,6 +40,8 @@ from contextlib import ExitStack
 from typing import Any
 
 import dagster as dg
+from dagster._core.execution.plan.active import ActiveExecution
+from dagster._core.execution.retries import RetryMode
 from dagster_dask.executor import (
     DaskExecutor,
     get_dask_resource_requirements,
@@ -52,7 +59,10 @@ def task_key(job_name: str, step_key: str, run_id: str) -> str:
 
 
 class RunScopedDaskExecutor(DaskExecutor):
-    """dagster-dask's ``DaskExecutor`` with run-scoped task keys and opaque step arguments."""
+    """dagster-dask's ``DaskExecutor`` with run-scoped task keys, opaque step arguments, and
+    steps submitted as they become ready (so that a dynamic fan-out's steps, known only once
+    the step that fans out has run, run too: dagster-dask submits the plan's steps up front,
+    and a graph with a ``DynamicOut`` ends "successfully" before its mapped steps ran)."""
 
     def execute(self, plan_context: Any, execution_plan: Any) -> Iterator[dg.DagsterEvent]:
         instance = plan_context.instance
@@ -72,50 +82,62 @@ class RunScopedDaskExecutor(DaskExecutor):
                     f"cluster type {self.cluster_type!r} is not supported; use existing or local"
                 )
             client = stack.enter_context(Client(cluster))
-            futures: dict[str, Any] = {}
-            for level in execution_plan.get_steps_to_execute_by_level():
-                for step in level:
-                    upstream = [
-                        futures[key] for put in step.step_inputs for key in put.dependency_keys
-                    ]
-                    task = functools.partial(
-                        query_on_dask_worker,
-                        recon_job=plan_context.reconstructable_job,
-                        dagster_run=run,
-                        run_config=plan_context.run_config,
-                        step_keys=[step.key],
-                        instance_ref=instance.get_ref(),
-                        known_state=execution_plan.known_state,
-                    )
-                    futures[step.key] = client.submit(
-                        task,
-                        upstream,
-                        key=task_key(job_name, step.key, run.run_id),
-                        resources=get_dask_resource_requirements(step.tags),
-                        pure=False,
-                    )
-            yield from _results_as_completed(list(futures.values()), instance, run.run_id)
+            active = stack.enter_context(ActiveExecution(execution_plan, RetryMode.DISABLED))
+
+            def submit(step: Any, known_state: Any) -> Any:
+                task = functools.partial(
+                    query_on_dask_worker,
+                    recon_job=plan_context.reconstructable_job,
+                    dagster_run=run,
+                    run_config=plan_context.run_config,
+                    step_keys=[step.key],
+                    instance_ref=instance.get_ref(),
+                    known_state=known_state,
+                )
+                return client.submit(
+                    task,
+                    [],  # no upstream futures: a step is submitted once its inputs exist
+                    key=task_key(job_name, step.key, run.run_id),
+                    resources=get_dask_resource_requirements(step.tags),
+                    pure=False,
+                )
+
+            yield from run_steps(active, submit, plan_context, instance, run.run_id)
 
 
-def _results_as_completed(
-    futures: list[Any], instance: dg.DagsterInstance, run_id: str
+def run_steps(
+    active: Any,
+    submit: Any,
+    plan_context: Any,
+    instance: dg.DagsterInstance,
+    run_id: str,
 ) -> Iterator[dg.DagsterEvent]:
-    """The events of each step as it finishes; every ``CANCEL_POLL_S`` a look at the run's
-    status, and if it is being terminated, the steps still pending are cancelled."""
-    pending = list(futures)
+    """Submit each step of ``active`` (an ``ActiveExecution``) once it is ready, with the run's
+    known state (the dynamic outputs so far), and yield each step's events as it finishes;
+    every ``CANCEL_POLL_S`` a look at the run's status, and if it is being terminated, the
+    steps in flight are cancelled."""
+    pending: dict[str, Any] = {}
     checked = time.monotonic()
-    while pending:
-        finished = [future for future in pending if future.done()]
-        for future in finished:
-            pending.remove(future)
-            yield from future.result()
-        if not pending:
+    while True:
+        # asked first: this is where the steps of a fan-out that just ran become known (until
+        # then ``is_complete`` does not count them)
+        for step in active.get_steps_to_execute():
+            pending[step.key] = submit(step, active.get_known_state())
+        yield from active.plan_events_iterator(plan_context)
+        if active.is_complete and not pending:
             return
+        finished = [key for key, future in pending.items() if future.done()]
+        for key in finished:
+            for event in pending.pop(key).result():
+                yield event
+                active.handle_event(event)
+            active.verify_complete(plan_context, key)
         if time.monotonic() - checked >= CANCEL_POLL_S:
             checked = time.monotonic()
             if _canceling(instance, run_id):
-                for future in pending:
+                for future in pending.values():
                     future.cancel()
+                active.mark_interrupted()
                 raise dg.DagsterExecutionInterruptedError(
                     f"run {run_id} was terminated; {len(pending)} steps cancelled"
                 )

@@ -21,6 +21,7 @@ or a mapping to several partitions) it returns ``dict[partition key, DataFrame]`
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from urllib.parse import quote
 
@@ -154,3 +155,30 @@ class ParquetIOManager(dg.ConfigurableIOManager):
                 "materialize it first"
             )
         return pd.read_parquet(path)
+
+
+class StepValueIOManager(dg.ConfigurableIOManager):
+    """Stores the values steps hand each other inside a graph-backed asset (not assets: a
+    share of a game's matches, what a play step played) as JSON files under the data folder,
+    ``<data>/.steps/<run id>/<step key>/<output>[.<mapping key>].json``, where a step of the same
+    run on another process or machine (a Dask worker sharing the folder) reads them."""
+
+    paths: ProjectPaths
+
+    def value_path(self, identifier: list[str]) -> Path:
+        parts = [quote(part, safe="-_.[]") for part in identifier]
+        return self.paths.data_path().joinpath(".steps", *parts[:-1], parts[-1] + ".json")
+
+    def handle_output(self, context: dg.OutputContext, obj: object) -> None:
+        path = self.value_path(context.get_identifier())
+        text = json.dumps(obj, sort_keys=True)
+        atomic_write(path, lambda handle: handle.write(text.encode("utf-8")))
+
+    def load_input(self, context: dg.InputContext) -> object:
+        upstream = context.upstream_output
+        if upstream is None:
+            raise ValueError("the step value IO manager reads the outputs of upstream steps only")
+        path = self.value_path(upstream.get_identifier())
+        if not path.exists():
+            raise FileNotFoundError(f"no value of step {upstream.step_key} at {path}")
+        return json.loads(path.read_text(encoding="utf-8"))

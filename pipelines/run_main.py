@@ -166,10 +166,17 @@ def plan_steps(
     graph: Any,
     checks: Sequence[dg.AssetChecksDefinition],
 ) -> int:
-    """How many steps one run of ``selection`` takes (a multi-asset is one step; standalone
-    checks count)."""
+    """How many steps one run of ``selection`` takes (a multi-asset is one step, a graph-backed
+    asset one per op, its fan-outs at their default of one; standalone checks count)."""
     keys = set(selection)
-    total = len({id(graph.get(k).assets_def) for k in keys if graph.get(k).is_executable})
+    assets_defs = {
+        id(node.assets_def): node.assets_def
+        for node in (graph.get(k) for k in keys)
+        if node.is_executable
+    }
+    total = sum(
+        len(getattr(a.node_def, "nodes", None) or [a.node_def]) for a in assets_defs.values()
+    )
     return total + sum(1 for c in checks if any(ck.asset_key in keys for ck in c.check_keys))
 
 

@@ -1,4 +1,15 @@
-"""Playing a tournament's LLM and program matches in several processes.
+"""Playing a tournament's matches in several processes, or in several steps.
+
+Steps: ``plan_shares`` splits the matches of a tournament folder that are still to play into
+``steps`` shares (round-robin over the schedule); ``play_share`` plays one share, from any
+process (a Dagster step on a Dask worker), into the folder's journal of that step
+(``journal.w<k>.step.jsonl``, read back by ``Corpus.reload`` like a worker's); once every share
+is played, ``run_tournament`` on the same folder finds every match journaled, plays nothing and
+writes the tables, so a tournament played in steps ends with the tables of one played in one
+go.  The shares are planned under the folder's lock; a share is played without it (each step
+writes only its own journal, the response cache is SQLite).
+
+Processes:
 
 One event loop serves a few hundred requests per second; ``play_sharded`` deals the pending
 matches round-robin to ``workers`` processes (started with ``spawn``), each with its own event
@@ -23,13 +34,18 @@ from pathlib import Path
 from typing import Any
 
 from arena.llm.cache import ResponseCache
-from arena.roster import Roster
-from arena.secrets import environment_secrets, scrub
-from arena.tournament.journal import Corpus
+from arena.roster import BuiltinEntry, Roster
+from arena.secrets import environment_secrets, redacted_rows, scrub
+from arena.tournament.journal import CACHE, Corpus, write_journal_line
 from arena.tournament.lineup import build_lineup
-from arena.tournament.runner import play_all, tournament_schedule
+from arena.tournament.runner import (
+    admit_programs,
+    play_all,
+    play_builtin_match,
+    tournament_schedule,
+)
 from engines.gbg.rng import derive_seed
-from engines.tournament.records import Record
+from engines.tournament.records import DECIDED_STATUSES, Record
 from engines.tournament.schedule import Game, ScheduledMatch
 
 
@@ -184,3 +200,133 @@ def play_sharded(
     if failures:
         raise RuntimeError("; ".join(failures))
     return skipped, stopped, hits, misses
+
+
+# --- a tournament in steps -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Share:
+    """Step ``step`` of ``steps``: the ids of the matches it plays (maybe none)."""
+
+    step: int
+    steps: int
+    match_ids: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"step": self.step, "steps": self.steps, "match_ids": list(self.match_ids)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Share:
+        return cls(int(data["step"]), int(data["steps"]), tuple(data["match_ids"]))
+
+
+def step_journal(folder: Path, step: int) -> Path:
+    """The journal of step ``step`` (``Corpus.journal_paths`` reads it with the workers')."""
+    return folder / f"journal.w{step}.step.jsonl"
+
+
+def plan_shares(
+    roster: Roster,
+    games: Sequence[Game],
+    runs: int,
+    folder: Path,
+    steps: int,
+    *,
+    retry_failed: bool = False,
+    seed: int = 0,
+) -> list[Share]:
+    """The matches ``run_tournament`` would play in ``folder`` (not journaled yet, or recorded
+    failed with ``retry_failed``; a program refused admission on a game leaves its matches
+    there out), dealt round-robin in schedule order into ``steps`` shares."""
+    if steps < 1:
+        raise ValueError(f"steps must be at least 1, got {steps}")
+    schedule = tournament_schedule(roster, games, runs)
+    with Corpus(folder) as corpus:
+        done = {
+            m.match_id
+            for m in schedule
+            if (status := corpus.status(m.match_id)) is not None
+            and (status in DECIDED_STATUSES or not retry_failed)
+        }
+    pending = [m for m in schedule if m.match_id not in done]
+    refused = admit_programs(roster, pending, seed)
+    playable = [
+        m for m in pending if not any(m.game.token in refused.get(n, {}) for n in (m.alice, m.bob))
+    ]
+    return [Share(k, steps, tuple(m.match_id for m in playable[k::steps])) for k in range(steps)]
+
+
+@dataclass(frozen=True)
+class ShareResult:
+    """What a step played: matches recorded, matches not played (a stopped player) and why."""
+
+    played: int
+    skipped: int
+    stopped: dict[str, str]
+
+
+def play_share(
+    roster: Roster,
+    games: Sequence[Game],
+    runs: int,
+    folder: Path,
+    share: Share,
+    *,
+    parallel: int = 64,
+    offline: bool = False,
+    environ: dict[str, str] | None = None,
+    seed: int = 0,
+    on_match: Callable[[int], None] | None = None,
+) -> ShareResult:
+    """Play ``share``'s matches into its step's journal, the way ``run_tournament`` plays them
+    (built-in-only rosters in a plain loop, otherwise on one event loop with the providers'
+    limits split between the ``steps``); ``on_match`` gets each match's move count."""
+    wanted = set(share.match_ids)
+    pending = [m for m in tournament_schedule(roster, games, runs) if m.match_id in wanted]
+    missing = wanted - {m.match_id for m in pending}
+    if missing:
+        raise ValueError(f"{len(missing)} match ids of step {share.step} are not scheduled")
+    played = 0
+
+    def record(journal: Any, row: Record, moves: list[Record]) -> None:
+        nonlocal played
+        write_journal_line(journal, row, moves)
+        played += 1
+        if on_match is not None:
+            on_match(len(moves))
+
+    folder.mkdir(parents=True, exist_ok=True)
+    cache = ResponseCache(folder / CACHE, offline=offline)
+    try:
+        with open(step_journal(folder, share.step), "a", encoding="utf-8") as journal:
+            rng = random.Random(derive_seed(seed, share.step))
+            if all(isinstance(p, BuiltinEntry) for p in roster.players):
+                lineup = build_lineup(roster, cache, rng, environ)
+                secrets = environment_secrets()
+                for m in pending:
+                    row, moves = play_builtin_match(m, lineup.players, lineup.fingerprints)
+                    record(journal, *redacted_rows(row, moves, secrets))
+                return ShareResult(played, 0, {})
+
+            class StepCorpus:
+                def append(self, row: Record, moves: list[Record]) -> None:
+                    record(journal, row, moves)
+
+            async def main() -> tuple[int, dict[str, str]]:
+                lineup = build_lineup(roster, cache, rng, environ, share=share.steps)
+                for player in lineup.players.values():
+                    if player.stopped:
+                        lineup.stopped[player.name] = player.stopped
+                try:
+                    count = await play_all(
+                        pending, lineup, StepCorpus(), parallel, lambda row, moves: None
+                    )
+                finally:
+                    await lineup.aclose()
+                return count, lineup.stopped
+
+            skipped, stopped = asyncio.run(main())
+            return ShareResult(played, skipped, stopped)
+    finally:
+        cache.close()

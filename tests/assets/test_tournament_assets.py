@@ -12,8 +12,9 @@ import pytest
 from arena.roster import load_roster
 from assets import complete_pairs, match_corpus, roster
 from assets.partitions import BENCHMARK_GAMES, BENCHMARK_GAMES_NAME, DEMO_BENCHMARK_GAMES
-from assets.resources import ProjectPaths, RunProfile
-from pipelines.io_managers import ParquetIOManager
+from assets.resources import ROSTER_ENV_VAR, ProjectPaths, RosterFile, RunProfile
+from pipelines.io_managers import ParquetIOManager, StepValueIOManager
+from releases.contents import WALL_CLOCK_COLUMNS
 from tests.support import ProjectEnv
 
 SMALL = (
@@ -29,6 +30,8 @@ def resources(env: ProjectEnv) -> dict[str, object]:
         "profile": RunProfile(name="demo"),
         "paths": paths,
         "io_manager": ParquetIOManager(paths=paths),
+        "step_io_manager": StepValueIOManager(paths=paths),
+        "roster_file": RosterFile(),
     }
 
 
@@ -46,6 +49,42 @@ def test_the_demo_roster_is_built_in_bots_and_round_trips() -> None:
     assert list(table.columns) == [c.name for c in roster.COLUMNS]
     assert roster.roster_from_table(table) == parsed
     assert table["fingerprint"].is_unique
+
+
+def test_without_run_config_the_roster_is_genstrat_roster_else_the_demo_roster(
+    project_env: ProjectEnv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the UI's Materialize and ``make run`` read: the deployment's roster file, the one
+    ``roster_sensor`` watches (``pipelines.automation.roster_path``)."""
+    from pipelines.automation import roster_path
+    from pipelines.definitions import defs
+
+    def materialized() -> pd.DataFrame:
+        job = defs.resolve_implicit_global_asset_job_def()
+        with dg.instance_for_test() as instance:
+            result = job.execute_in_process(
+                instance=instance, asset_selection=[dg.AssetKey("roster")]
+            )
+        assert result.success
+        return result.output_for_node("roster")
+
+    monkeypatch.delenv(ROSTER_ENV_VAR, raising=False)
+    demo = materialized()
+    assert roster_path() == roster.DEMO_ROSTER
+    assert list(demo["name"]) == [p.name for p in load_roster(roster.DEMO_ROSTER).players]
+
+    path = tmp_path / "roster.yaml"
+    path.write_text(SMALL)
+    monkeypatch.setenv(ROSTER_ENV_VAR, str(path))
+    assert roster_path() == path.resolve()
+    assert list(materialized()["name"]) == ["random", "heuristic"]
+    # the run config still wins over the environment
+    other = tmp_path / "other.yaml"
+    other.write_text(SMALL.replace("name: random", "name: uniform"))
+    result = dg.materialize(
+        [roster.roster], resources=resources(project_env), run_config=roster_config(other)
+    )
+    assert list(result.output_for_node("roster")["name"]) == ["uniform", "heuristic"]
 
 
 def test_a_demo_profile_refuses_llm_players(project_env: ProjectEnv, tmp_path: Path) -> None:
@@ -120,6 +159,52 @@ def test_the_stage_materializes_every_game_and_passes_its_checks(
 
 
 PROGRAM = "def act(observation, legal_actions, rng):\n    return legal_actions[0]\n"
+
+
+@pytest.mark.parametrize("with_program", [False, True], ids=["built-in bots", "with a program"])
+def test_a_tournament_in_steps_records_the_matches_of_one_in_one_step(
+    tmp_path: Path, with_program: bool
+) -> None:
+    """``steps``: the same match ids and rows (wall-clock columns aside), whether a game's
+    matches are played in one step or dealt to several (built-in rosters play in a plain loop,
+    rosters with a program on an event loop)."""
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    path = tmp_path / "roster.yaml"
+    path.write_text(SMALL + ("  - {name: prog, kind: program, path: prog.py}\n" * with_program))
+    game = "leduc"
+    tables = {}
+    for steps in (1, 3):
+        env = resources(ProjectEnv(data=tmp_path / f"data{steps}", dagster_home=tmp_path))
+        instance = dg.DagsterInstance.ephemeral()
+        instance.add_dynamic_partitions(BENCHMARK_GAMES_NAME, [game])
+        config = {"ops": {"roster": {"config": {"path": str(path)}}}}
+        config["ops"]["match_corpus"] = {"config": {"runs": 3, "steps": steps}}
+        result = dg.materialize(
+            [roster.roster, match_corpus.match_corpus],
+            selection=[dg.AssetKey(k) for k in ("roster", "match_corpus", "match_moves")],
+            partition_key=game,
+            resources=env,
+            run_config=config,
+            instance=instance,
+        )
+        assert result.success
+        played = [
+            e.step_key
+            for e in result.all_events
+            if e.is_step_success and e.step_key and ".play_matches[" in e.step_key
+        ]
+        assert len(played) == steps
+        assert all(c.passed for c in result.get_asset_check_evaluations())
+        tables[steps] = [
+            pd.read_parquet(tmp_path / f"data{steps}" / name / f"{game}.parquet").drop(
+                columns=list(WALL_CLOCK_COLUMNS), errors="ignore"
+            )
+            for name in ("match_corpus", "match_moves")
+        ]
+    (one_matches, one_moves), (split_matches, split_moves) = tables[1], tables[3]
+    assert len(one_matches) == 3 * 2 * (3 if with_program else 1)  # runs x seats x pairs
+    pd.testing.assert_frame_equal(split_matches, one_matches)
+    pd.testing.assert_frame_equal(split_moves, one_moves)
 
 
 def test_a_program_player_round_trips_and_plays(project_env: ProjectEnv, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ quoted where a test imitates a button.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import os
 import shutil
@@ -20,6 +21,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +37,21 @@ from tests.support import REPO_ROOT
 LOCATION = "genstrat"
 REPOSITORY = "__repository__"
 STARTUP_TIMEOUT_S = 300  # importing the code location is slow on two busy cores
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str) -> Iterator[Path]:
+    """A temporary folder for a deployment, removed on exit.
+
+    Not under pytest's ``tmp_path_factory``: pytest keeps the folders of only the last three
+    sessions of a user and deletes older ones when a session starts, so another pytest session
+    started meanwhile (a second worktree of the project) would delete the instance and the data
+    of a deployment still running."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def free_port() -> int:
@@ -220,16 +237,22 @@ class Deployment:
         )
 
 
+# Not passed on to a deployment: the profile (``extra`` sets it; else the demo profile) and the
+# local model server (``make test`` starts one; without it the ablations play the built-in
+# bots only, which is what these orchestration tests need).
+LEFT_OUT = ("GENSTRAT_PROFILE", "GENSTRAT_LOCAL_LLM_URL")
+
+
 def make_env(root: Path, extra: Mapping[str, str]) -> dict[str, str]:
-    """The environment of a deployment's processes: a copy of ours, with the instance, data,
-    release store and roster under ``root`` (the roster a copy of the demo roster), the demo
-    profile, and this checkout first on ``PYTHONPATH``."""
+    """The environment of a deployment's processes: a copy of ours (but ``LEFT_OUT``), with the
+    instance, data, release store and roster under ``root`` (the roster a copy of the demo
+    roster), and this checkout first on ``PYTHONPATH``."""
     home = root / "dagster_home"
     home.mkdir(parents=True)
     shutil.copy(REPO_ROOT / "instance" / "dagster.yaml", home / "dagster.yaml")
     roster = root / "roster.yaml"
     shutil.copy(DEMO_ROSTER, roster)
-    env = {key: value for key, value in os.environ.items() if key != "GENSTRAT_PROFILE"}
+    env = {key: value for key, value in os.environ.items() if key not in LEFT_OUT}
     python_path = [str(REPO_ROOT), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
     env |= {
         "DAGSTER_HOME": str(home),
@@ -271,6 +294,60 @@ def deployment(
         yield found
     finally:
         found.stop_all()
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SCREENSHOT_SIZE = (1600, 1000)
+
+
+def screenshot(url: str, shot: Path, profile: Path) -> Path:
+    """A headless Chromium screenshot of ``url`` (``SCREENSHOT_SIZE``) into ``shot``."""
+    if CHROMIUM is None:
+        raise AssertionError("chromium is not installed: run 'make install' (it installs it)")
+    width, height = SCREENSHOT_SIZE
+    subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--hide-scrollbars",
+            f"--window-size={width},{height}",
+            "--virtual-time-budget=20000",
+            f"--screenshot={shot}",
+            url,
+        ],
+        check=True,
+        timeout=180,
+        capture_output=True,
+        preexec_fn=default_signals,
+    )
+    return shot
+
+
+def png_colours(png: bytes | Path) -> tuple[tuple[int, int], int]:
+    """A PNG's size and how many distinct colours it has (a blank canvas has a handful)."""
+    import io
+
+    from PIL import Image
+
+    source = io.BytesIO(png) if isinstance(png, bytes) else png
+    image = Image.open(source).convert("RGB")
+    return image.size, len(image.getcolors(maxcolors=10_000_000) or [])
+
+
+def embedded_png(markdown: str) -> bytes:
+    """The PNG an ``image_metadata`` value embeds (``![title](data:image/png;base64,...)``)."""
+    marker = "data:image/png;base64,"
+    start = markdown.index(marker) + len(marker)
+    return base64.b64decode(markdown[start : markdown.index(")", start)])
 
 
 # --- what the UI sends ---------------------------------------------------------------------
@@ -372,6 +449,29 @@ query($keys: [AssetKeyInput!]!) {
   }
 }
 """
+# What the asset page shows (ui-core/src/assets/AssetView.tsx, cut to what the tests read).
+ASSET_PAGE = """
+query($keys: [AssetKeyInput!]!) {
+  assetNodes(assetKeys: $keys, loadMaterializations: true) {
+    assetKey { path }
+    metadataEntries {
+      label
+      ... on TableSchemaMetadataEntry { schema { columns { name type } } }
+    }
+    assetChecksOrError { ... on AssetChecks { checks { name blocking } } }
+    assetMaterializations(limit: 1) {
+      runId
+      metadataEntries {
+        label
+        __typename
+        ... on MarkdownMetadataEntry { mdStr }
+        ... on TextMetadataEntry { text }
+        ... on PathMetadataEntry { path }
+      }
+    }
+  }
+}
+"""
 SENSOR_TICKS = """
 query($s: SensorSelector!) {
   sensorOrError(sensorSelector: $s) {
@@ -442,6 +542,12 @@ class Driver:
         reply = self.gql(START_SENSOR, s=selector(sensorName=name))["startSensor"]
         assert reply["__typename"] == "Sensor", reply
         assert reply["sensorState"]["status"] == "RUNNING", reply
+
+    def asset_page(self, asset: str) -> dict[str, Any]:
+        """What the asset page of ``asset`` shows: its definition's metadata, its checks, and
+        its latest materialization's metadata."""
+        (node,) = self.gql(ASSET_PAGE, keys=[{"path": [asset]}])["assetNodes"]
+        return node
 
     def start_schedule(self, name: str) -> None:
         reply = self.gql(START_SCHEDULE, s=selector(scheduleName=name))["startSchedule"]

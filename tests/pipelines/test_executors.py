@@ -79,23 +79,70 @@ def test_task_keys_are_scoped_to_the_run() -> None:
     assert executors.task_key("job", "step", "run-a") != executors.task_key("job", "step", "run-b")
 
 
-class _Pending:
-    def __init__(self) -> None:
-        self.cancelled = False
+class _Step:
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+class _Future:
+    """A Dask future of a step that is done at once (``finishes``) or never."""
+
+    def __init__(self, key: str, finishes: bool) -> None:
+        self.key, self.finishes, self.cancelled = key, finishes, False
 
     def done(self) -> bool:
-        return False
+        return self.finishes
+
+    def result(self) -> list[str]:
+        return [f"{self.key} done"]
 
     def cancel(self) -> None:
         self.cancelled = True
 
 
-class _Finished:
-    def done(self) -> bool:
-        return True
+class _Active:
+    """What ``run_steps`` asks of Dagster's ``ActiveExecution``: a fan-out ``plan`` whose two
+    mapped steps are known only once ``plan``'s events have been handled, then ``collect``."""
 
-    def result(self) -> list[str]:
-        return ["event"]
+    def __init__(self) -> None:
+        self.ready = ["plan"]
+        self.taken = []
+        self.handled: list[str] = []
+        self.completed: list[str] = []
+        self.interrupted = False
+
+    @property
+    def is_complete(self) -> bool:
+        # as Dagster's: steps that a fan-out made known are not counted until asked for, so
+        # after ``plan`` the run looks complete until ``get_steps_to_execute`` is called
+        unfinished = [k for k in self.taken if k not in self.completed]
+        return not unfinished or self.interrupted
+
+    taken: list[str]
+
+    def get_steps_to_execute(self) -> list[_Step]:
+        steps, self.ready = [_Step(k) for k in self.ready], []
+        self.taken += [step.key for step in steps]
+        return steps
+
+    def get_known_state(self) -> list[str]:
+        return list(self.handled)
+
+    def plan_events_iterator(self, context: Any) -> list[str]:
+        return []
+
+    def handle_event(self, event: str) -> None:
+        self.handled.append(event)
+
+    def verify_complete(self, context: Any, key: str) -> None:
+        self.completed.append(key)
+        if key == "plan":
+            self.ready = ["play[0]", "play[1]"]
+        elif key.startswith("play") and sum(k.startswith("play") for k in self.completed) == 2:
+            self.ready = ["collect"]
+
+    def mark_interrupted(self) -> None:
+        self.interrupted = True
 
 
 class _Instance:
@@ -106,21 +153,56 @@ class _Instance:
         return self
 
 
-def test_a_terminated_run_cancels_its_pending_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_steps_of_a_fan_out_are_submitted_once_known_with_the_state_so_far(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(executors, "CANCEL_POLL_S", 0.0)
-    pending = _Pending()
-    events = executors._results_as_completed(
-        [_Finished(), pending], _Instance(dg.DagsterRunStatus.CANCELING), "run"
-    )
-    assert next(events) == "event"  # finished steps' events come first
+    submitted: list[tuple[str, list[str]]] = []
+
+    def submit(step: _Step, known: list[str]) -> _Future:
+        submitted.append((step.key, known))
+        return _Future(step.key, finishes=True)
+
+    active = _Active()
+    run = _Instance(dg.DagsterRunStatus.STARTED)
+    events = list(executors.run_steps(active, submit, None, run, "run"))  # type: ignore[arg-type]
+    assert events == ["plan done", "play[0] done", "play[1] done", "collect done"]
+    assert submitted == [
+        ("plan", []),
+        ("play[0]", ["plan done"]),  # the mapped steps see the fan-out's outputs
+        ("play[1]", ["plan done"]),
+        ("collect", ["plan done", "play[0] done", "play[1] done"]),
+    ]
+
+
+def test_a_terminated_run_cancels_its_steps_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(executors, "CANCEL_POLL_S", 0.0)
+    futures: list[_Future] = []
+
+    def submit(step: _Step, known: list[str]) -> _Future:
+        futures.append(_Future(step.key, finishes=False))
+        return futures[-1]
+
+    active = _Active()
+    run = _Instance(dg.DagsterRunStatus.CANCELING)
+    events = executors.run_steps(active, submit, None, run, "run")  # type: ignore[arg-type]
     with pytest.raises(dg.DagsterExecutionInterruptedError, match="1 steps cancelled"):
         next(events)
-    assert pending.cancelled
+    assert [f.cancelled for f in futures] == [True] and active.interrupted
 
 
 def test_a_running_run_waits_for_its_steps(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(executors, "CANCEL_POLL_S", 0.0)
-    events = executors._results_as_completed(
-        [_Finished(), _Finished()], _Instance(dg.DagsterRunStatus.STARTED), "run"
-    )
-    assert list(events) == ["event", "event"]
+    polls = []
+
+    class Later(_Future):
+        def done(self) -> bool:
+            polls.append(self.key)
+            return len(polls) > 3
+
+    active = _Active()
+    run = _Instance(dg.DagsterRunStatus.STARTED)
+    submit = lambda step, known: Later(step.key, finishes=False)  # noqa: E731
+    events = list(executors.run_steps(active, submit, None, run, "run"))  # type: ignore[arg-type]
+    assert events == ["plan done", "play[0] done", "play[1] done", "collect done"]
+    assert polls[:3] == ["plan"] * 3  # not done yet: polled again, nothing cancelled

@@ -1,6 +1,7 @@
 """The same graph runs on the distributed executor: on a local Dask cluster that the run starts,
 and on a running cluster (a scheduler and two workers, separate processes) with the Postgres
-deployment instance, where its outputs match an in-process run of the same selection."""
+deployment instance, where a game's tournament runs as several steps on both workers and the
+outputs match an in-process run of the same selection with each tournament in one step."""
 
 from __future__ import annotations
 
@@ -13,15 +14,14 @@ import pytest
 
 from pipelines.executors import dask_executor
 from pipelines.scaleout import local_cluster_config, scaleout_job
-from tests.scaleout_runs import POOL_STAGE, read_outputs, run_selection, step_pids
+from tests.scaleout_runs import PLAY_STEP, POOL_STAGE, read_outputs, run_selection, step_pids
 from tests.servers import DaskCluster
 from tests.support import ProjectEnv
 
-# Benchmark games whose axis_scores partition runs on the cluster (one run per game).
+# Benchmark games whose axis_scores and tournament run on the cluster (one run per game).
 GAMES = 2
-# Columns that hold a wall time, so differ between any two runs (axis_scores' own and its
-# rerun's compute time).
-TIMING_COLUMNS = ("seconds", "rerun_seconds")
+# Play steps of a game's tournament on the cluster (in-process: one).
+STEPS = 2
 
 
 def test_scaleout_job_runs_on_the_project_dask_executor() -> None:
@@ -51,10 +51,6 @@ def test_pool_stage_runs_on_a_local_dask_cluster(project_env: ProjectEnv) -> Non
     assert len(games) == 60
 
 
-def without_timings(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.drop(columns=[c for c in TIMING_COLUMNS if c in frame.columns])
-
-
 @pytest.mark.slow
 def test_pool_and_game_partitions_on_a_dask_cluster_match_an_in_process_run(
     postgres_env: ProjectEnv, dask_cluster: DaskCluster, cluster_data: Path
@@ -62,7 +58,9 @@ def test_pool_and_game_partitions_on_a_dask_cluster_match_an_in_process_run(
     with dg.DagsterInstance.get() as instance:
         here = run_selection(instance, games=GAMES)  # files under postgres_env.data
         assert here.success and len(here.games) == GAMES
-        there = run_selection(instance, games=GAMES, cluster=dask_cluster, concurrent_runs=2)
+        there = run_selection(
+            instance, games=GAMES, cluster=dask_cluster, concurrent_runs=2, steps=STEPS
+        )
         assert there.success and list(there.games) == list(here.games)
 
         # Every step ran in a worker process of the cluster, none in this process.
@@ -79,10 +77,31 @@ def test_pool_and_game_partitions_on_a_dask_cluster_match_an_in_process_run(
                 "axis_scores",
                 "axis_scores_contract",
             }
+        spread = []
+        for game, outcome in there.tournaments.items():
+            run = instance.get_run_by_id(outcome.run_id)
+            assert run is not None and run.tags["dagster/partition"] == game
+            pids = step_pids(instance, outcome.run_id)
+            assert set(pids) == {
+                "match_corpus.plan_matches",
+                *(f"{PLAY_STEP}step{k}]" for k in range(STEPS)),
+                "match_corpus.collect_matches",
+                "match_moves_contract",
+            }
+            spread.append({pid for key, pid in pids.items() if key.startswith(PLAY_STEP)})
+        # a game's tournament ran as several steps at once, on both workers
+        assert workers in spread, spread
+        one_step = step_pids(instance, next(iter(here.tournaments.values())).run_id)
+        assert [k for k in one_step if k.startswith(PLAY_STEP)] == [f"{PLAY_STEP}step0]"]
 
     expected = read_outputs(postgres_env.data)
     produced = read_outputs(cluster_data)
-    assert {f"axis_scores/{game}.parquet" for game in here.games} <= set(expected)
+    for game in here.games:
+        assert {f"{asset}/{game}.parquet" for asset in ("axis_scores", "match_corpus")} <= set(
+            expected
+        )
     assert set(expected) <= set(produced)
+    # the same tables (wall times aside): the tournaments in two steps recorded the matches,
+    # ids and rows, of the tournaments in one
     for name, frame in expected.items():
-        pd.testing.assert_frame_equal(without_timings(produced[name]), without_timings(frame))
+        pd.testing.assert_frame_equal(produced[name], frame, check_like=False)
