@@ -79,7 +79,9 @@ def follow(
     1. an update of an ``ignored`` dep does not start it (that update reaches it through
        another dep, see ``followed_deps``);
     2. it waits while anything up to ``depth`` levels upstream is in progress (queued runs
-       count), so that a refresh reaches it once, after everything above it;
+       count) or due to run in another run (a partitioned asset requested now, or one whose
+       deps updated and that a later evaluation requests), so that a refresh reaches it once,
+       after everything above it;
     3. it waits while an upstream blocking check fails.
     """
     if depth < 1:
@@ -88,9 +90,17 @@ def follow(
     skip = sorted(set(ignored), key=lambda key: key.to_user_string())
     if skip:
         updated = updated.ignore(dg.AssetSelection.assets(*skip)).with_label("any_deps_updated")
-    busy = dg.AutomationCondition.any_deps_match(dg.AutomationCondition.in_progress())
+    # in progress, or due (its deps updated since it was last requested or updated) and not
+    # requested into this asset's own run now: ``will_be_requested`` sees a dep requested by
+    # this evaluation only when it can run in the same run (the same partitioning), so a
+    # partitioned dep, or one due for a later evaluation, makes it wait
+    due = dg.AutomationCondition.any_deps_updated().since_last_handled()
+    pending = dg.AutomationCondition.in_progress() | (
+        due & ~dg.AutomationCondition.will_be_requested()
+    )
+    busy = dg.AutomationCondition.any_deps_match(pending)
     for _ in range(depth - 1):
-        busy = dg.AutomationCondition.any_deps_match(dg.AutomationCondition.in_progress() | busy)
+        busy = dg.AutomationCondition.any_deps_match(pending | busy)
     return (
         dg.AutomationCondition.eager().replace("any_deps_updated", updated)
         & ~busy.with_label("upstream in progress")
@@ -116,8 +126,11 @@ def followed_deps(
 
     An asset ignores the updates of a dep that another of its deps descends from (the update
     reaches it later through that one: ``release_bundle`` ignores ``complete_pairs``, which
-    ``leaderboards`` descends from), and those of a root when it has deps other than roots (a
-    refresh starts at the roots and reaches it through the others). ``writes_partitions_of``
+    ``leaderboards`` descends from), those of a root when it has deps other than roots (a
+    refresh starts at the roots and reaches it through the others), and those of a dep only
+    roots lead to when a deeper dep descends from those roots too (``episode_adaptation``, from
+    ``roster`` alone, beside ``ablations``: a refresh updates the first one wave after the roots,
+    long before the rest, and reaches the asset through the second). ``writes_partitions_of``
     adds the edges the graph does not declare: ``benchmark_games`` writes the partition set of
     ``match_corpus``, so a new benchmark reaches ``ablations`` through ``leaderboards``.
     """
@@ -144,11 +157,24 @@ def followed_deps(
 
     for key in list(feeds):
         visit(key, ())
+
+    def roots_of(key: dg.AssetKey) -> set[dg.AssetKey]:
+        return ({key} | ancestors.get(key, set())) & root_set
+
     ignored: dict[dg.AssetKey, frozenset[dg.AssetKey]] = {}
     for key, parents in deps.items():
         shadowed = {p for p in parents if any(p in ancestors[o] for o in parents if o != p)}
         if parents - root_set:
             shadowed |= parents & root_set
+        # a dep only roots lead to, when a deeper dep descends from those roots too
+        # (``episode_adaptation`` beside ``ablations``): a refresh updates it one wave after the
+        # roots, long before the rest, and reaches this asset later through the deeper one
+        shadowed |= {
+            p
+            for p in parents - root_set
+            if ancestors[p] <= root_set
+            and any(depth[o] > depth[p] and roots_of(p) <= roots_of(o) for o in parents)
+        }
         ignored[key] = frozenset(shadowed)
     return Follows(ignored=ignored, depth=depth)
 

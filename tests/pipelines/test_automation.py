@@ -354,14 +354,14 @@ def test_in_the_real_graph_the_last_assets_follow_only_their_last_deps() -> None
         k("benchmark_axes"),
         k("capability_profiles"),
         k("match_moves"),
-        # issue 19: the reference-field stage (match_corpus and roster are upstream of others)
+        # the reference-field stage; episode_adaptation and program_track, which only the
+        # roster leads to, update one wave after the roots and are not followed
         k("anchored_scales"),
-        k("episode_adaptation"),
-        k("program_track"),
         # issue 17: the validity checks of Sections 6-7 and Appendix E
         k("validity_checks"),
     }
     assert followed("anchored_scales") == {k("match_corpus")}
+    assert {k("episode_adaptation"), k("program_track")} <= plan.ignored[k("release_bundle")]
     assert followed("ablations") == {k("leaderboards")}
     assert followed("match_corpus") == {k("roster")}
     assert plan.depth[k("release_bundle")] == max(plan.depth.values())
@@ -418,3 +418,101 @@ def test_a_refresh_tag_lost_while_the_run_went_on_is_added_again_when_it_ends() 
     assert "1 tagged again" in str(later.skip_message)
     stored = instance.get_run_by_id(going.run_id)
     assert stored is not None and stored.tags[REFRESH_TAG] == "n-1"
+
+
+@dg.asset(name="games", deps=["roster"])
+def _games() -> None: ...
+
+
+@dg.asset(name="match_corpus", deps=["games"], partitions_def=GAMES)
+def _later_corpus() -> None: ...
+
+
+@dg.asset(name="episodes", deps=["roster"])
+def _episodes() -> None: ...
+
+
+@dg.asset(name="release_bundle", deps=["episodes", "leaderboards"])
+def _release_after_all() -> None: ...
+
+
+def test_a_dep_only_the_roots_lead_to_does_not_release_before_the_per_game_stage() -> None:
+    """``episodes`` (like ``episode_adaptation``) is done one wave after the roots, while the
+    per-game corpus is only requested in the next evaluation: the release must wait for it,
+    not run on the old corpus first (it did: two releases per refresh, the first stale)."""
+    from pipelines.automation import refresh, with_automation
+
+    shape = [_roster, _games, _later_corpus, _episodes, _complete_pairs, _leaderboards]
+    roots = [dg.AssetKey("roster")]
+    defs_ = dg.Definitions(assets=with_automation([*shape, _release_after_all], roots=roots))
+    instance = dg.DagsterInstance.ephemeral()
+    job = defs_.resolve_implicit_global_asset_job_def()
+
+    def run_one(partition: str | None, assets: list[dg.AssetKey], tags: object) -> bool:
+        return job.execute_in_process(
+            instance=instance, asset_selection=assets, partition_key=partition
+        ).success
+
+    for _ in range(2):  # a first refresh, and one over materialized data
+        done = refresh(defs_, instance, run_one, roots=roots)
+        assert done is not None
+        release = dg.AssetKey("release_bundle")
+        with_release = [i for i, w in enumerate(done.waves) if release in w.runs.get(None, [])]
+        assert with_release == [len(done.waves) - 1], [w.runs for w in done.waves]
+        corpus = [i for i, w in enumerate(done.waves) if set(w.runs) == {"g1", "g2"}]
+        assert corpus and corpus[0] < with_release[0]
+
+
+WRITTEN = dg.DynamicPartitionsDefinition(name="benchmark_games")
+
+
+@dg.asset(name="benchmark_games", deps=["roster"])
+def _writer(context) -> None:  # unannotated: dagster cannot read a postponed annotation
+    context.instance.add_dynamic_partitions("benchmark_games", ["g1", "g2"])
+
+
+@dg.asset(name="axis_scores", deps=["benchmark_games"], partitions_def=WRITTEN)
+def _axis_scores() -> None: ...
+
+
+@dg.asset(name="benchmark_axes", deps=["axis_scores"])
+def _benchmark_axes() -> None: ...
+
+
+@dg.asset(name="accepted_games", deps=["roster"])
+def _accepted() -> None: ...
+
+
+@dg.asset(name="screening", deps=["accepted_games"])
+def _screening() -> None: ...
+
+
+@dg.asset(name="release_bundle", deps=["screening", "benchmark_axes"])
+def _release_after_axes() -> None: ...
+
+
+def test_the_release_waits_for_partitions_requested_with_it_in_other_runs() -> None:
+    """``screening`` is done while the new benchmark's per-game partitions are requested by
+    the same evaluation: they run in runs of their own (``will_be_requested`` does not see
+    them), so the release must wait for them rather than run first and again after."""
+    from pipelines.automation import refresh, with_automation
+
+    shape = [_roster, _writer, _axis_scores, _benchmark_axes, _accepted, _screening]
+    roots = [dg.AssetKey("roster")]
+    defs_ = dg.Definitions(assets=with_automation([*shape, _release_after_axes], roots=roots))
+    instance = dg.DagsterInstance.ephemeral()
+    job = defs_.resolve_implicit_global_asset_job_def()
+
+    def run_one(partition: str | None, assets: list[dg.AssetKey], tags: object) -> bool:
+        return job.execute_in_process(
+            instance=instance, asset_selection=assets, partition_key=partition
+        ).success
+
+    release = dg.AssetKey("release_bundle")
+    for _ in range(3):  # a fresh instance, then with every partition already there
+        done = refresh(defs_, instance, run_one, roots=roots)
+        assert done is not None
+        with_release = [i for i, w in enumerate(done.waves) if release in w.runs.get(None, [])]
+        assert with_release == [len(done.waves) - 1], [w.runs for w in done.waves]
+        per_game = [i for i, w in enumerate(done.waves) if {"g1", "g2"} <= set(w.runs)]
+        assert per_game and max(per_game) < with_release[0]
