@@ -300,11 +300,13 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SCREENSHOT_SIZE = (1600, 1000)
 
 
-def screenshot(url: str, shot: Path, profile: Path) -> Path:
-    """A headless Chromium screenshot of ``url`` (``SCREENSHOT_SIZE``) into ``shot``."""
+def screenshot(
+    url: str, shot: Path, profile: Path, size: tuple[int, int] = SCREENSHOT_SIZE
+) -> Path:
+    """A headless Chromium screenshot of ``url`` (a window of ``size``) into ``shot``."""
     if CHROMIUM is None:
         raise AssertionError("chromium is not installed: run 'make install' (it installs it)")
-    width, height = SCREENSHOT_SIZE
+    width, height = size
     subprocess.run(
         [
             CHROMIUM,

@@ -147,7 +147,7 @@ def test_with_protocol_applies_the_profiles_and_refuses_a_conflict() -> None:
 
 
 def test_the_paper_profile_records_protocol_paper_in_the_roster_asset(tmp_path: Path) -> None:
-    from assets.resources import RunProfile
+    from assets.resources import RosterFile, RunProfile
     from assets.roster import RosterConfig, roster, roster_from_table
 
     path = tmp_path / "r.yaml"
@@ -156,7 +156,7 @@ def test_the_paper_profile_records_protocol_paper_in_the_roster_asset(tmp_path: 
         "  - {name: llm, kind: openai, model: m, base_url: 'http://127.0.0.1:9/v1'}\n"
         "rethinks: 2\n"
     )
-    out = roster(RosterConfig(path=str(path)), RunProfile(name="paper"))
+    out = roster(RosterConfig(path=str(path)), RunProfile(name="paper"), RosterFile())
     frame = out.value
     assert out.metadata["protocol"].value == "paper"
     assert json.loads(frame["roster_json"].iloc[0])["protocol"] == "paper"
