@@ -60,6 +60,7 @@ from engines.axes.worlds import replay_steps
 from engines.gbg.engine import CARD_EVENTS, PAIR_EVENTS, PUBLIC, State, new_deal
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
+from engines.gbg.state import position_as_known
 from engines.tasks import InlinePool, TaskPool, TaskResult
 
 SCREENING_AXES = (
@@ -126,12 +127,7 @@ class CoarseKeys:
                 mine.append((kind, who) if kind in cardish else (kind, who, data))
                 if kind == "position":  # as State.known_positions reads it
                     name, holder = data
-                    if holder == seat:
-                        known[name] = "you"
-                    elif vis == PUBLIC:
-                        known[name] = "opponent" if holder >= 0 else "nobody"
-                    else:
-                        known[name] = "not you"
+                    known[name] = position_as_known(holder, seat, vis)
             self.counts[seat] = len(events)
         history = state.history
         start = self.moves[seat]

@@ -20,6 +20,7 @@ from engines.axes.play import named_event
 from engines.gbg.engine import PUBLIC, State, new_deal
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
+from engines.gbg.state import position_as_known
 
 
 @dataclass(frozen=True)
@@ -60,12 +61,7 @@ class AbstractKeys:
                     shown.append(named_event(event, label))
                 if kind == "position":  # as State.known_positions reads it
                     name, holder = data
-                    if holder == seat:
-                        known[name] = "you"
-                    elif vis == PUBLIC:
-                        known[name] = "opponent" if holder >= 0 else "nobody"
-                    else:
-                        known[name] = "not you"
+                    known[name] = position_as_known(holder, seat, vis)
             self.counts[seat] = len(events)
         history = state.history
         start = self.moves[seat]

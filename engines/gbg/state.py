@@ -120,6 +120,16 @@ class Game(Protocol):
     def observation(self, st: State, seat: int) -> dict[str, Any]: ...
 
 
+def position_as_known(holder: int, seat: int, visibility: int) -> str:
+    """How ``seat`` knows the holder of a position from an event it sees: ``you``, else (a
+    public event) ``opponent`` or ``nobody``, else ``not you``."""
+    if holder == seat:
+        return "you"
+    if visibility == PUBLIC:
+        return "opponent" if holder >= 0 else "nobody"
+    return "not you"
+
+
 class State:
     """A deal in progress.  ``current_player`` is 0 (Alice), 1 (Bob), CHANCE or TERMINAL."""
 
@@ -354,12 +364,7 @@ class State:
         for ev in self.events:
             if ev[1] == "position" and (ev[0] == PUBLIC or ev[0] == seat):
                 name, holder = ev[3]
-                if holder == seat:
-                    out[name] = "you"
-                elif ev[0] == PUBLIC:
-                    out[name] = "opponent" if holder >= 0 else "nobody"
-                else:
-                    out[name] = "not you"
+                out[name] = position_as_known(holder, seat, ev[0])
         return out
 
     def clone(self) -> State:

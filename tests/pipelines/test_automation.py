@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import dagster as dg
 import pytest
@@ -256,6 +256,21 @@ def test_follow_upstream_runs_join_the_latest_refresh_started_before_them() -> N
     assert refreshes_of(tagged, None) == ({}, "manual-ui-roots-000")
 
 
+def in_process(assets: list[dg.AssetsDefinition]) -> tuple[dg.Definitions, dg.DagsterInstance, Any]:
+    """Definitions of ``assets``, an ephemeral instance, and a ``run_one`` for ``refresh``
+    that executes each run in this process."""
+    defs_ = dg.Definitions(assets=assets)
+    instance = dg.DagsterInstance.ephemeral()
+    job = defs_.resolve_implicit_global_asset_job_def()
+
+    def run_one(partition: str | None, assets: list[dg.AssetKey], tags: object) -> bool:
+        return job.execute_in_process(
+            instance=instance, asset_selection=assets, partition_key=partition
+        ).success
+
+    return defs_, instance, run_one
+
+
 GAMES = dg.StaticPartitionsDefinition(["g1", "g2"])
 
 
@@ -294,14 +309,7 @@ def test_a_roster_change_reaches_the_release_once_after_the_matches() -> None:
     from pipelines.automation import refresh, with_automation
 
     roots = [dg.AssetKey("roster"), dg.AssetKey("reference_games")]
-    defs_ = dg.Definitions(assets=with_automation(SHAPE, roots=roots))
-    instance = dg.DagsterInstance.ephemeral()
-    job = defs_.resolve_implicit_global_asset_job_def()
-
-    def run_one(partition: str | None, assets: list[dg.AssetKey], tags: object) -> bool:
-        return job.execute_in_process(
-            instance=instance, asset_selection=assets, partition_key=partition
-        ).success
+    defs_, instance, run_one = in_process(with_automation(SHAPE, roots=roots))
 
     first = refresh(defs_, instance, run_one, roots=roots)
     assert first is not None
@@ -444,14 +452,9 @@ def test_a_dep_only_the_roots_lead_to_does_not_release_before_the_per_game_stage
 
     shape = [_roster, _games, _later_corpus, _episodes, _complete_pairs, _leaderboards]
     roots = [dg.AssetKey("roster")]
-    defs_ = dg.Definitions(assets=with_automation([*shape, _release_after_all], roots=roots))
-    instance = dg.DagsterInstance.ephemeral()
-    job = defs_.resolve_implicit_global_asset_job_def()
-
-    def run_one(partition: str | None, assets: list[dg.AssetKey], tags: object) -> bool:
-        return job.execute_in_process(
-            instance=instance, asset_selection=assets, partition_key=partition
-        ).success
+    defs_, instance, run_one = in_process(
+        with_automation([*shape, _release_after_all], roots=roots)
+    )
 
     for _ in range(2):  # a first refresh, and one over materialized data
         done = refresh(defs_, instance, run_one, roots=roots)
@@ -499,14 +502,9 @@ def test_the_release_waits_for_partitions_requested_with_it_in_other_runs() -> N
 
     shape = [_roster, _writer, _axis_scores, _benchmark_axes, _accepted, _screening]
     roots = [dg.AssetKey("roster")]
-    defs_ = dg.Definitions(assets=with_automation([*shape, _release_after_axes], roots=roots))
-    instance = dg.DagsterInstance.ephemeral()
-    job = defs_.resolve_implicit_global_asset_job_def()
-
-    def run_one(partition: str | None, assets: list[dg.AssetKey], tags: object) -> bool:
-        return job.execute_in_process(
-            instance=instance, asset_selection=assets, partition_key=partition
-        ).success
+    defs_, instance, run_one = in_process(
+        with_automation([*shape, _release_after_axes], roots=roots)
+    )
 
     release = dg.AssetKey("release_bundle")
     for _ in range(3):  # a fresh instance, then with every partition already there
