@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engines.gbg.inertness import position_readers
 from engines.gbg.spec import (
     Actor,
     AuctionItem,
@@ -543,13 +544,19 @@ def _branches(d: _Draw, phases: list[Any], ranks: list[str], ctx: dict[str, Any]
 def _give_auctions_roles(d: _Draw, phases: list[Any]) -> list[Any]:
     """An auctioned position is worth something only when a rule reads it: the first betting
     round after the auction is opened by its holder; with no betting round after it, the
-    auction sells a peek instead (the paper's configuration, ``position_roles``)."""
+    auction sells a peek instead (the paper's configuration, ``position_roles``).
+
+    A rule reads the position exactly when the inertness check says so
+    (``engines.gbg.inertness.position_readers``): a peek by the holder counts only while the
+    holder may still decide after it, so a position read by nothing but a peek after the last
+    decision is given a betting round's first move (or the auction a peek) like an unread one.
+    """
     out = list(phases)
     for i, p in enumerate(out):
         if p.kind != "auction" or p.item.kind != "position":
             continue
-        name = p.item.position
-        if any(_reads(q, name) for q in out[i + 1 :]):
+        draft = GameSpec.model_construct(phases=tuple(out))
+        if position_readers(draft, p.item.position or "", i):
             continue
         later = [k for k in range(i + 1, len(out)) if out[k].kind == "betting"]
         if later:
@@ -558,21 +565,19 @@ def _give_auctions_roles(d: _Draw, phases: list[Any]) -> list[Any]:
             out[k] = out[k].model_copy(update={"first": actor})
         else:
             out[i] = p.model_copy(update={"item": AuctionItem(kind="peek")})
+            out = [_without_position(q, p.item.position) if k > i else q for k, q in enumerate(out)]
     return out
 
 
+def _without_position(phase: Any, position: str | None) -> Any:
+    """A later peek by the holder of a position that is no longer sold becomes a peek by both
+    players (it came after the holder's last decision, or the position would have been read)."""
+    if phase.kind == "peek" and phase.who == "position" and phase.position == position:
+        return phase.model_copy(update={"who": "both", "position": None})
+    return phase
+
+
 SEATS_DRAW = ("alice", "bob")
-
-
-def _reads(phase: Any, position: str | None) -> bool:
-    """Whether ``phase`` refers to ``position`` (its first actor, its peeker, its proposition)."""
-    if phase.kind == "betting":
-        return bool(phase.first.position == position)
-    if phase.kind == "peek":
-        return bool(phase.who == "position" and phase.position == position)
-    if phase.kind == "side_bet":
-        return bool(phase.proposition.position == position)
-    return False
 
 
 def _index(phases: list[Any], pid: str) -> int:
