@@ -22,6 +22,7 @@ returns a mapping from each legal action to its probability.
 from __future__ import annotations
 
 import time
+from array import array
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -212,9 +213,12 @@ def efficiency(spec: GameSpec, seat: int, player: Policy, opponent: Policy) -> E
 # --- the array form: one expansion, flat arrays, backward passes vectorised over histories ------
 
 # The size limit of the array form: histories (nodes of the tree in explicit-chance mode,
-# the responder's choices included).  At about 60 bytes per history in the arrays, 20 million
-# histories stay near 1.2 GB; the expansion itself (the engine's state clones) takes roughly
-# 15-40 microseconds per history, so the limit is also about ten minutes of one core.
+# the responder's choices included).  The tree is built in typed buffers (``array.array``) of
+# 38 bytes per history (int32 parent and information set, int16 action and depths, int8 kind,
+# float64 weight, reach and payoff), and the backward passes add about 40 bytes per history of
+# numpy work arrays, so 20 million histories stay under about 2 GB.  The expansion (the
+# engine's state clones) takes roughly 8-15 microseconds per history, so the limit is also
+# about five minutes of one core per seat.
 MAX_ARRAY_HISTORIES = 20_000_000
 
 KIND_TERMINAL, KIND_CHANCE, KIND_OWN, KIND_OPPONENT = 0, 1, 2, 3
@@ -230,16 +234,18 @@ class Tree:
     set's id at the responder's nodes, else -1), ``own_depth`` (the responder's decisions
     before), ``reach`` (chance x opponent probability), ``payoff`` (the responder's chips at
     terminal histories).  ``infosets`` names the information sets and ``actions`` their legal
-    actions."""
+    actions.  Indices are int32 (a tree has at most ``MAX_ARRAY_HISTORIES`` histories),
+    probabilities and chips float64 (the values are exact to rounding, as the tree-of-states
+    solver's)."""
 
     seat: int
-    parent: npt.NDArray[np.int64]
+    parent: npt.NDArray[np.int32]
     weight: npt.NDArray[np.float64]
-    action: npt.NDArray[np.int64]
-    depth: npt.NDArray[np.int64]
+    action: npt.NDArray[np.int16]
+    depth: npt.NDArray[np.int16]
     kind: npt.NDArray[np.int8]
-    info: npt.NDArray[np.int64]
-    own_depth: npt.NDArray[np.int64]
+    info: npt.NDArray[np.int32]
+    own_depth: npt.NDArray[np.int16]
     reach: npt.NDArray[np.float64]
     payoff: npt.NDArray[np.float64]
     infosets: tuple[str, ...]
@@ -249,20 +255,24 @@ class Tree:
     def histories(self) -> int:
         return len(self.parent)
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the tree's arrays (the information set names not counted)."""
+        arrays = (self.parent, self.weight, self.action, self.depth, self.kind, self.info)
+        return sum(a.nbytes for a in (*arrays, self.own_depth, self.reach, self.payoff))
+
 
 def expand_tree(
     spec: GameSpec, seat: int, opponent: Policy, limit: int = MAX_ARRAY_HISTORIES
 ) -> Tree:
-    """Enumerate the tree once into flat arrays (only the current DFS path holds states)."""
-    parent: list[int] = []
-    weight: list[float] = []
-    action: list[int] = []
-    depth: list[int] = []
-    kind: list[int] = []
-    info: list[int] = []
-    own_depth: list[int] = []
-    reach: list[float] = []
-    payoff: list[float] = []
+    """Enumerate the tree once into flat typed buffers (only the current DFS path's pending
+    siblings hold engine states)."""
+    if not 1 <= limit <= np.iinfo(np.int32).max:
+        raise ValueError(f"the history limit must be between 1 and 2**31 - 1, got {limit}")
+    parent, info = array("i"), array("i")
+    action, depth, own_depth = array("h"), array("h"), array("h")
+    kind = array("b")
+    weight, reach, payoff = array("d"), array("d"), array("d")
     ids: dict[str, int] = {}
     menus: list[tuple[str, ...]] = []
     stack: list[tuple[State, int, float, int, int, int, float]] = [
@@ -321,41 +331,69 @@ def expand_tree(
                 stack.append((kid, node, p, k, d + 1, od, r * p))
     return Tree(
         seat=seat,
-        parent=np.asarray(parent, dtype=np.int64),
-        weight=np.asarray(weight, dtype=np.float64),
-        action=np.asarray(action, dtype=np.int64),
-        depth=np.asarray(depth, dtype=np.int64),
-        kind=np.asarray(kind, dtype=np.int8),
-        info=np.asarray(info, dtype=np.int64),
-        own_depth=np.asarray(own_depth, dtype=np.int64),
-        reach=np.asarray(reach, dtype=np.float64),
-        payoff=np.asarray(payoff, dtype=np.float64),
+        parent=np.frombuffer(parent, dtype=np.int32),
+        weight=np.frombuffer(weight, dtype=np.float64),
+        action=np.frombuffer(action, dtype=np.int16),
+        depth=np.frombuffer(depth, dtype=np.int16),
+        kind=np.frombuffer(kind, dtype=np.int8),
+        info=np.frombuffer(info, dtype=np.int32),
+        own_depth=np.frombuffer(own_depth, dtype=np.int16),
+        reach=np.frombuffer(reach, dtype=np.float64),
+        payoff=np.frombuffer(payoff, dtype=np.float64),
         infosets=tuple(sorted(ids, key=ids.__getitem__)),
         actions=tuple(menus),
     )
 
 
-def _values(tree: Tree, chosen: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+@dataclass(frozen=True)
+class _Edges:
+    """The tree's edges ordered for the backward pass (deepest first), computed once per tree
+    and shared by every pass: ``kids`` and ``up`` (child and parent), ``own`` (the parent is
+    the responder's), ``weight`` (1 below the responder), ``action``, ``info`` (the parent's
+    information set, 0 where it has none) and the slices of one depth each."""
+
+    kids: npt.NDArray[np.int32]
+    up: npt.NDArray[np.int32]
+    own: npt.NDArray[np.bool_]
+    weight: npt.NDArray[np.float64]
+    action: npt.NDArray[np.int16]
+    info: npt.NDArray[np.int32]
+    slices: tuple[tuple[int, int], ...]
+
+
+def _edges(tree: Tree) -> _Edges:
+    kids = np.flatnonzero(tree.parent >= 0)
+    kids = kids[np.argsort(-tree.depth[kids], kind="stable")].astype(np.int32)
+    up = tree.parent[kids]
+    own = tree.kind[up] == KIND_OWN
+    bounds = np.flatnonzero(np.diff(tree.depth[kids])) + 1
+    starts, stops = np.r_[0, bounds].tolist(), np.r_[bounds, len(kids)].tolist()
+    return _Edges(
+        kids=kids,
+        up=up,
+        own=own,
+        weight=np.where(own, 1.0, tree.weight[kids]),
+        action=tree.action[kids],
+        info=np.maximum(tree.info[up], 0),
+        slices=tuple(zip(starts, stops, strict=True)),
+    )
+
+
+def _values(tree: Tree, edges: _Edges, chosen: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
     """Every history's value for the responder when it plays ``chosen[info]`` (an action index;
     -1: undecided, the history's value then counts as 0), by one pass per tree depth."""
     values = np.where(tree.kind == KIND_TERMINAL, tree.payoff, 0.0)
-    kids = np.flatnonzero(tree.parent >= 0)
-    up = tree.parent[kids]
-    own_parent = tree.kind[up] == KIND_OWN
-    follows = ~own_parent | (tree.action[kids] == chosen[np.maximum(tree.info[up], 0)])
-    edge = np.where(own_parent, 1.0, tree.weight[kids]) * follows
-    order = np.argsort(-tree.depth[kids], kind="stable")
-    kids, up, edge = kids[order], up[order], edge[order]
-    depths = tree.depth[kids]
-    bounds = np.flatnonzero(np.diff(depths)) + 1
-    for start, stop in zip(np.r_[0, bounds], np.r_[bounds, len(kids)], strict=True):
-        np.add.at(values, up[start:stop], edge[start:stop] * values[kids[start:stop]])
+    edge = edges.weight * (~edges.own | (edges.action == chosen[edges.info]))
+    for start, stop in edges.slices:
+        kids = edges.kids[start:stop]
+        np.add.at(values, edges.up[start:stop], edge[start:stop] * values[kids])
     return values
 
 
-def solve_tree(tree: Tree, best: bool) -> Response:
+def solve_tree(tree: Tree, best: bool, edges: _Edges | None = None) -> Response:
     """The best (or worst) pure response on ``tree``: information sets decided from the deepest
     own-depth level to the shallowest, each level from one vectorised backward pass."""
+    edges = edges if edges is not None else _edges(tree)
     n_info = len(tree.infosets)
     chosen = np.full(max(n_info, 1), -1, dtype=np.int64)
     own = np.flatnonzero(tree.kind == KIND_OWN)
@@ -363,7 +401,7 @@ def solve_tree(tree: Tree, best: bool) -> Response:
     own_kids = kids[tree.kind[tree.parent[kids]] == KIND_OWN]
     width = max((len(a) for a in tree.actions), default=1)
     for level in sorted(set(tree.own_depth[own].tolist()), reverse=True):
-        values = _values(tree, chosen)
+        values = _values(tree, edges, chosen)
         at = own_kids[tree.own_depth[tree.parent[own_kids]] == level]
         up = tree.parent[at]
         scores = np.zeros((n_info, width))
@@ -372,7 +410,7 @@ def solve_tree(tree: Tree, best: bool) -> Response:
         for i in infos:
             legal = scores[i, : len(tree.actions[i])]
             chosen[i] = int(np.argmax(legal) if best else np.argmin(legal))
-    values = _values(tree, chosen)
+    values = _values(tree, edges, chosen)
     choices = {tree.infosets[i]: tree.actions[i][chosen[i]] for i in range(n_info)}
     return Response(tree.seat, float(values[0]), choices)
 
@@ -381,14 +419,16 @@ def respond_arrays(
     spec: GameSpec, seat: int, opponent: Policy, limit: int = MAX_ARRAY_HISTORIES
 ) -> tuple[Response, Response, dict[str, float]]:
     """Best and worst responses by the array form, with the tree's size and the times:
-    ``histories``, ``infosets``, ``expand_seconds``, ``solve_seconds``."""
+    ``histories``, ``infosets``, ``tree_megabytes``, ``expand_seconds``, ``solve_seconds``."""
     started = time.perf_counter()
     tree = expand_tree(spec, seat, opponent, limit)
     expanded = time.perf_counter()
-    best, worst = solve_tree(tree, True), solve_tree(tree, False)
+    edges = _edges(tree)
+    best, worst = solve_tree(tree, True, edges), solve_tree(tree, False, edges)
     sizes = {
         "histories": float(tree.histories),
         "infosets": float(len(tree.infosets)),
+        "tree_megabytes": tree.nbytes / 2**20,
         "expand_seconds": expanded - started,
         "solve_seconds": time.perf_counter() - expanded,
     }
