@@ -555,7 +555,9 @@ def _give_auctions_roles(d: _Draw, phases: list[Any]) -> list[Any]:
     for i, p in enumerate(out):
         if p.kind != "auction" or p.item.kind != "position":
             continue
-        draft = GameSpec.model_construct(phases=tuple(out))
+        # The readers depend on the phases alone (what follows the auction and who decides).
+        phases_only: dict[str, Any] = {"phases": tuple(out)}
+        draft = GameSpec.model_construct(**phases_only)
         if position_readers(draft, p.item.position or "", i):
             continue
         later = [k for k in range(i + 1, len(out)) if out[k].kind == "betting"]

@@ -362,8 +362,10 @@ class _Edges:
 
 
 def _edges(tree: Tree) -> _Edges:
-    kids = np.flatnonzero(tree.parent >= 0)
-    kids = kids[np.argsort(-tree.depth[kids], kind="stable")].astype(np.int32)
+    found = np.flatnonzero(tree.parent >= 0)
+    kids: npt.NDArray[np.int32] = found[np.argsort(-tree.depth[found], kind="stable")].astype(
+        np.int32
+    )
     up = tree.parent[kids]
     own = tree.kind[up] == KIND_OWN
     bounds = np.flatnonzero(np.diff(tree.depth[kids])) + 1
