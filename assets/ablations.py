@@ -32,6 +32,7 @@ from assets.resources import LOCAL_LLM_ENV_VAR, LocalModel, ProjectPaths, RunPro
 from assets.roster import roster_from_table
 from assets.run_profiles import AblationRoles, Profile, get_profile
 from engines.ablations.plots import ablation_plot
+from engines.solve.best_response import MAX_ARRAY_HISTORIES
 
 GROUP_NAME = "statistics"
 
@@ -70,6 +71,14 @@ class AblationsConfig(dg.Config):
     judge: str | None = Field(default=None, description="roster LLM judge; default: profile")
     llm_games: list[str] | None = Field(
         default=None, description="games the LLM players play (default: the first game)"
+    )
+    solved_games: int | None = Field(
+        default=None,
+        description="benchmark games to solve exactly, the smallest that fit max_histories "
+        "(default: the profile's ablation_solved_games)",
+    )
+    max_histories: int = Field(
+        default=MAX_ARRAY_HISTORIES, description="size limit of exact solving, in histories"
     )
 
 
@@ -197,9 +206,26 @@ def settings_for(
             "llm_runs": config.llm_runs,
             "judge_max": config.judge_max,
         }  # fmt: skip
+    solved = profile.ablation_solved_games if config.solved_games is None else config.solved_games
+    if solved < 0 or config.max_histories < 1:
+        raise ValueError(
+            f"solved_games must be non-negative and max_histories positive, got {solved} and "
+            f"{config.max_histories}"
+        )
+    # Benchmark games by their stored specs: a seed of the paper configuration does not
+    # resolve to its game by itself (a bare seed means the default configuration).
+    stored = benchmark if benchmark is not None and "spec_json" in benchmark else None
+    specs = (
+        {}
+        if stored is None
+        else dict(zip(stored["game"].astype(str), stored["spec_json"], strict=True))
+    )
+    candidates = tuple(specs) if solved else ()
     return AblationSettings(
         games=tuple(games), runs=config.runs, builtin_players=builtins,
-        bootstrap=bootstrap, seed=config.seed, **llm,  # type: ignore[arg-type]
+        bootstrap=bootstrap, seed=config.seed, solved_games=solved,
+        solve_candidates=candidates, max_histories=config.max_histories, specs=specs,
+        **llm,  # type: ignore[arg-type]
     )  # fmt: skip
 
 
@@ -227,6 +253,10 @@ def build_ablations(
         "summary": dg.MetadataValue.md(markdown_table(summary)),
         "efficiency": dg.MetadataValue.md(markdown_table(result.efficiency)),
         "exact_solving": dg.MetadataValue.md(markdown_table(result.solving)),
+        "solved_games": dg.MetadataValue.md(markdown_table(result.solved)),
+        "solved_game_count": int(result.solved["game"].nunique()),
+        "solve_gate": dg.MetadataValue.md(markdown_table(result.sizing)),
+        "solve_limit_histories": settings.max_histories,
         "thinking_budget": dg.MetadataValue.md(markdown_table(result.thinking)),
         "judge_association": dg.MetadataValue.md(markdown_table(result.association)),
         "judgements": dg.MetadataValue.md(markdown_table(judged.head(50))),

@@ -96,6 +96,13 @@ class Profile(BaseModel):
         default_factory=AblationRoles,
         description="the roster players of the ablations: arms, authors, families, judge",
     )
+    # Exact best and worst responses (paper, Section 8: "on five games we solve exactly").
+    ablation_solved_games: int = Field(
+        default=0,
+        ge=0,
+        description="benchmark games the ablations solve exactly: the smallest whose tree fits "
+        "the history limit (arena.ablations.runner, engines.solve.sizing)",
+    )
 
 
 PROFILES: dict[str, Profile] = {
@@ -147,6 +154,7 @@ PROFILES: dict[str, Profile] = {
         rulebook_style="paper",
         protocol="paper",
         ablation_roles=AblationRoles(players=("*",), authors=("*",), judge="*"),
+        ablation_solved_games=5,
     ),
 }
 

@@ -13,7 +13,13 @@ Steps of ``run_ablations``:
    arm's appendix); on games small enough to solve, its estimated policy, the exact best and
    worst responses to it (efficiency anchors) and a ``best-response`` built-in that plays the
    exact best response to the disclosed program (and to a uniform opponent when hidden), and
-   the game's equilibrium value (``engines.solve.value``) beside them;
+   the game's equilibrium value (``engines.solve.value``) beside them.  The configured games
+   are solved when each seat has at most ``max_situations`` decisions; besides them, the
+   ``solved_games`` smallest of ``solve_candidates`` (the benchmark games) whose tree has at
+   most ``max_histories`` histories (``engines.solve.sizing``) join the ablation and are
+   solved whatever their number of situations, as the paper solves five games; the sizes
+   and times of every solved game are the ``solved`` table, the gate's view of every
+   candidate the ``sizing`` table;
 4. play both arms on identical deals (``arena.ablations.matches``);
 5. the judge scores the LLM players' move traces;
 6. the analyses: lambda per arm, the disclosure effect, efficiency, the thinking budget and
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,8 +59,15 @@ from arena.tournament.runner import build_lineup
 from engines.ablations.arms import disclosure_effect, efficiency_table, fit_lambda, run_margins
 from engines.ablations.thinking import thinking_budget
 from engines.agents.base import BuiltinPlayer, Player
+from engines.agents.equilibrium import count_histories
 from engines.gbg.spec import GameSpec
-from engines.solve.best_response import respond, respond_both, uniform_policy
+from engines.solve.best_response import (
+    MAX_ARRAY_HISTORIES,
+    respond,
+    respond_arrays,
+    uniform_policy,
+)
+from engines.solve.sizing import estimate_histories, smallest_that_fit
 from engines.solve.value import game_value
 from engines.stats.bootstrap import Estimate
 from engines.tournament.schedule import Game
@@ -67,6 +81,11 @@ SIBLINGS: tuple[dict[str, Any], ...] = (
     {"name": "search-high", "kind": "builtin", "agent": "search",
      "params": {"depth": 2, "worlds": 4}, "family": "search", "variant": "high"},
 )  # fmt: skip
+
+
+SOLVED_COLUMNS = ("game", "program", "seat", "histories", "infosets", "tree_megabytes",
+                  "policy_seconds", "expand_seconds", "solve_seconds")  # fmt: skip
+SIZING_COLUMNS = ("game", "estimated_histories", "histories", "chosen", "reason")
 
 
 @dataclass(frozen=True)
@@ -86,6 +105,13 @@ class AblationSettings:
     seed: int = 0
     policy_seeds: int = 8
     max_situations: int = 2000
+    # The exact solving of the paper's "five games" (module step 3): how many of the candidate
+    # games to solve, the candidates (benchmark game tokens), the size limit in histories, and
+    # the specs of tokens that do not resolve by themselves (a seed of the paper configuration).
+    solved_games: int = 0
+    solve_candidates: tuple[str, ...] = ()
+    max_histories: int = MAX_ARRAY_HISTORIES
+    specs: dict[str, str] = field(default_factory=dict)
     siblings: bool = True
     protocol: str | None = None  # the tournament roster's, so LLM fingerprints match
     rethinks: int = 1
@@ -109,6 +135,8 @@ class AblationResult:
     judgements: pd.DataFrame
     association: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    solved: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(SOLVED_COLUMNS)))
+    sizing: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(SIZING_COLUMNS)))
 
     def summary(self) -> pd.DataFrame:
         """One long table: ``ablation, quantity, subject, estimate, ci_low, ci_high, n``."""
@@ -150,35 +178,51 @@ class _Opponent:
 
 
 def solvable(
-    opponent: _Opponent, game: Game, settings: AblationSettings
+    opponent: _Opponent,
+    game: Game,
+    settings: AblationSettings,
+    large: bool = False,
+    sizes: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]] | None:
     """Prepare the efficiency anchors when the game is small enough (None if it is not); the
     exact solving rows: per responding seat, the best and worst response values to the
-    program and the game's equilibrium value for that seat."""
+    program and the game's equilibrium value for that seat.  ``large``: a game chosen by the
+    history gate (module step 3), solved whatever its number of situations, by the array
+    form only (the game value too); each seat's sizes and times are appended to ``sizes``."""
     spec = game.generated
+    bound = settings.max_histories if large else settings.max_situations
+    timed: dict[int, float] = {}
+    tables = {}
     try:
-        tables = {
-            s: estimate_policy(opponent.program, spec, s, settings.policy_seeds,
-                               settings.max_situations)
-            for s in (0, 1)
-        }  # fmt: skip
+        for s in (0, 1):
+            started = time.perf_counter()
+            tables[s] = estimate_policy(opponent.program, spec, s, settings.policy_seeds, bound)
+            timed[s] = time.perf_counter() - started
     except ValueError:
         return None
     best: dict[int, dict[str, str]] = {}
     hidden: dict[int, dict[str, str]] = {}
     values: list[tuple[float, float]] = []
     rows: list[dict[str, Any]] = []
-    value = game_value(spec)
+    value = float("nan") if large else game_value(spec)
     for program_seat, table in tables.items():
         seat = 1 - program_seat
-        top, bottom = respond_both(spec, seat, table_policy(table))
+        top, bottom, size = respond_arrays(spec, seat, table_policy(table), settings.max_histories)
         best[seat] = top.choices
-        hidden[seat] = uniform_response(spec, seat)
+        hidden[seat] = uniform_response(spec, seat, settings.max_histories if large else None)
         values.append((top.value, bottom.value))
         rows.append({"game": game.token, "program": opponent.spec.name,
                      "seat": ("alice", "bob")[seat], "best_response": top.value,
                      "worst_response": bottom.value,
                      "game_value": value if seat == 0 else -value})  # fmt: skip
+        if sizes is not None:
+            sizes.append({"game": game.token, "program": opponent.spec.name,
+                          "seat": ("alice", "bob")[seat], "histories": int(size["histories"]),
+                          "infosets": int(size["infosets"]),
+                          "tree_megabytes": round(size["tree_megabytes"], 1),
+                          "policy_seconds": round(timed[program_seat], 2),
+                          "expand_seconds": round(size["expand_seconds"], 2),
+                          "solve_seconds": round(size["solve_seconds"], 2)})  # fmt: skip
     opponent.responses[game.token] = best
     opponent.responses["hidden:" + game.token] = hidden
     opponent.anchors[game.token] = (
@@ -192,13 +236,49 @@ SOLVING_COLUMNS = ("game", "program", "seat", "best_response", "worst_response",
 _UNIFORM_RESPONSES: dict[tuple[str, int], dict[str, str]] = {}
 
 
-def uniform_response(spec: GameSpec, seat: int) -> dict[str, str]:
+def uniform_response(spec: GameSpec, seat: int, limit: int | None = None) -> dict[str, str]:
     """The best response of ``seat`` to a uniform opponent (what ``best-response`` plays when
-    the program is hidden), once per game and seat whatever the program."""
+    the program is hidden), once per game and seat whatever the program; with a ``limit``, by
+    the array form (a game chosen by the history gate)."""
     key = (spec.spec_hash, seat)
     if key not in _UNIFORM_RESPONSES:
-        _UNIFORM_RESPONSES[key] = respond(spec, seat, uniform_policy, best=True).choices
+        if limit is None:
+            _UNIFORM_RESPONSES[key] = respond(spec, seat, uniform_policy, best=True).choices
+        else:
+            found = respond_arrays(spec, seat, uniform_policy, limit)[0]
+            _UNIFORM_RESPONSES[key] = found.choices
     return _UNIFORM_RESPONSES[key]
+
+
+def choose_solved(settings: AblationSettings) -> tuple[list[Game], pd.DataFrame]:
+    """The ``solved_games`` smallest candidates that fit under ``max_histories`` (module step
+    3), as games, and the gate's table of every candidate."""
+    if settings.solved_games < 1 or not settings.solve_candidates:
+        return [], pd.DataFrame(columns=list(SIZING_COLUMNS))
+    games = {g.token: g for g in _resolve(settings.solve_candidates, settings.specs)}
+    sized = smallest_that_fit(
+        list(games),
+        lambda t: estimate_histories(games[t].generated, seed=settings.seed),
+        lambda t, limit: count_histories(games[t].generated, limit),
+        settings.max_histories,
+        settings.solved_games,
+    )
+    table = pd.DataFrame(
+        [{"game": s.game, "estimated_histories": s.estimate, "histories": s.histories,
+          "chosen": s.chosen, "reason": s.reason} for s in sized],
+        columns=list(SIZING_COLUMNS),
+    )  # fmt: skip
+    chosen = sorted((s for s in sized if s.chosen), key=lambda s: s.histories or 0)
+    return [games[s.game] for s in chosen], table
+
+
+def _resolve(tokens: Sequence[str], specs: Mapping[str, str]) -> list[Game]:
+    """Games from tokens, with the given spec for a token listed in ``specs``."""
+    games = resolve_games(list(tokens))
+    return [
+        Game(g.token, g.game_seed, GameSpec.from_json(specs[g.token])) if g.token in specs else g
+        for g in games
+    ]
 
 
 def run_ablations(
@@ -241,10 +321,14 @@ async def _run(
     if settings.protocol is not None:
         data["protocol"] = settings.protocol
     roster = parse_roster(data, "ablation players")
-    games = resolve_games(list(settings.games))
+    games = _resolve(settings.games, settings.specs)
     for game in games:
         if not isinstance(game.spec, GameSpec):
             raise ValueError(f"{game.token!r}: the ablations play generated games only")
+    large, sizing = choose_solved(settings)
+    listed = {g.token for g in games}
+    games += [g for g in large if g.token not in listed]
+    large_tokens = {g.token for g in large}
     llm_games = [g for g in games if g.token in settings.llm_games]
     cache = ResponseCache(folder / "cache.sqlite")
     lineup = build_lineup(roster, cache, random.Random(settings.seed), environ)
@@ -290,6 +374,7 @@ async def _run(
         # 3. readings and efficiency anchors
         anchors: dict[tuple[str, str], tuple[float, float]] = {}
         solving: list[dict[str, Any]] = []
+        solved_sizes: list[dict[str, Any]] = []
         solved: set[tuple[str, str]] = set()
         for game in games:
             for opponent in per_game[game.token]:
@@ -297,7 +382,7 @@ async def _run(
                     opponent.readings[(game.token, s)] = reading(
                         opponent.program, game.generated, s
                     )
-                exact = solvable(opponent, game, settings)
+                exact = solvable(opponent, game, settings, game.token in large_tokens, solved_sizes)
                 if exact is not None:
                     solving += exact
                     anchors[(game.token, opponent.spec.name)] = opponent.anchors[game.token]
@@ -402,7 +487,8 @@ async def _run(
         efficiency=efficiency, solving=pd.DataFrame(solving, columns=list(SOLVING_COLUMNS)),
         thinking=thinking, judgements=judged,
         association=assoc if not assoc.empty else association(pd.DataFrame(), {}, 1, rng),
-        notes=notes,
+        notes=notes, solved=pd.DataFrame(solved_sizes, columns=list(SOLVED_COLUMNS)),
+        sizing=sizing,
     )  # fmt: skip
 
 

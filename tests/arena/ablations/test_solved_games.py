@@ -1,0 +1,55 @@
+"""Exact solving in the ablations by the history gate (paper, Section 8: "on five games we
+solve exactly"): the chosen games join the ablation, are solved whatever their number of
+situations, and their sizes and times are tabled; benchmark games keep their stored specs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.ablations.opponents import estimate_policy, table_policy
+from arena.ablations.runner import PROGRAMS, AblationSettings, _resolve, run_ablations
+from arena.programs.sandbox import Program
+from engines.gbg.generator import PAPER_CONFIG, generate
+from engines.gbg.presets import kuhn
+from engines.solve.best_response import respond
+
+RANDOM = {"name": "random", "kind": "builtin", "agent": "random"}
+CALL = {"name": "heuristic", "kind": "builtin", "agent": "heuristic"}
+
+
+def test_the_gate_solves_the_smallest_candidate_and_tables_its_size(tmp_path: Path) -> None:
+    # One situation at most for the configured game: only the history gate solves anything.
+    # Kuhn (58 histories) fits under 1,000, Leduc does not; Kuhn joins the ablation's games.
+    settings = AblationSettings(
+        games=("kuhn",), runs=1, builtin_players=(RANDOM, CALL), siblings=False, bootstrap=10,
+        max_situations=1, solved_games=1, solve_candidates=("leduc", "kuhn"),
+        max_histories=1_000,
+    )  # fmt: skip
+    result = run_ablations(settings, {}, tmp_path)
+    gate = result.sizing.set_index("game")
+    assert gate.loc["kuhn", "chosen"] and gate.loc["kuhn", "histories"] == 58
+    assert not gate.loc["leduc", "chosen"]
+    assert gate.loc["leduc", "reason"] in ("over the limit", "estimate over the counting bound")
+    solved = result.solved
+    assert set(solved["game"]) == {"kuhn"} and set(solved["program"]) == {"bluffer", "cautious"}
+    assert (solved["histories"] == 58).all() and (solved["infosets"] == 6).all()
+    assert (solved[["policy_seconds", "expand_seconds", "solve_seconds"]] >= 0).all().all()
+    # The values are the tree-of-states solver's against the program's estimated policy.
+    row = result.solving.query("program == 'cautious' and seat == 'alice'").iloc[0]
+    with Program(PROGRAMS / "cautious.py") as program:
+        policy = table_policy(estimate_policy(program, kuhn(), 1, seeds=8))
+    assert row["best_response"] == pytest.approx(respond(kuhn(), 0, policy, True).value)
+    assert row["worst_response"] == pytest.approx(respond(kuhn(), 0, policy, False).value)
+    assert (result.efficiency["game"] == "kuhn").all() and len(result.efficiency) > 0
+
+
+def test_a_benchmark_token_keeps_its_stored_spec() -> None:
+    # A bare seed means the default configuration; the paper configuration's game of that
+    # seed comes from the benchmark's stored spec.
+    paper = generate(5, PAPER_CONFIG)
+    (game,) = _resolve(("5",), {"5": paper.canonical_json()})
+    assert game.generated.spec_hash == paper.spec_hash
+    (plain,) = _resolve(("5",), {})
+    assert plain.generated.spec_hash != paper.spec_hash
