@@ -34,6 +34,7 @@
     schedule: {first_block_games: null, opponents: 4}
     protocol: null                   # paper | arena (arena.llm.protocols); null: arena
     max_usd: null                    # optional budget of the whole run
+    rulebook_style: null             # compact | paper: the LLM players' rulebooks; null: compact
 
 Cost control and reach (all left out of the fingerprint: they change what a run spends or how
 requests travel, not how a player plays): ``prompt_cache`` (default: on for Anthropic, Gemini
@@ -45,7 +46,9 @@ transport of ``arena.llm.http11`` (fast on loopback), ``standard`` is httpx's ow
 the server offers it, proxies and certificates from the environment: ``HTTPS_PROXY``,
 ``NO_PROXY``, ``SSL_CERT_FILE``), ``auto`` picks ``lean`` for a loopback endpoint and
 ``standard`` otherwise.  The ``protocol`` (``paper``: one answer; ``arena``: rethinks) is part
-of every LLM player's fingerprint through the rethinks it grants.
+of every LLM player's fingerprint through the rethinks it grants.  The ``rulebook_style`` (the
+profile's, applied by the ``roster`` asset: ``paper`` in the paper profile) is part of it when
+it is ``paper``; compact leaves fingerprints and the roster's JSON as before.
 
 Validation errors name the field (``players[2].api_key_env: ...``) and never echo a value
 (a program file that cannot be read is named by its path), so a key pasted by mistake into
@@ -359,6 +362,9 @@ class Roster(_Strict):
         default=None, description="paper | arena (arena.llm.protocols); null: arena"
     )
     max_usd: float | None = Field(default=None, ge=0, description="the run's budget")
+    rulebook_style: Literal["compact", "paper"] | None = Field(
+        default=None, description="compact | paper: the LLM players' rulebooks; null: compact"
+    )
 
     @model_validator(mode="after")
     def _unique_names(self) -> Roster:
@@ -403,6 +409,8 @@ class Roster(_Strict):
             if isinstance(entry, ApiEntry)
             else entry.behaviour()
         )
+        if isinstance(entry, ApiEntry) and self.rulebook_style == "paper":
+            behaviour["rulebook_style"] = "paper"  # another prompt; compact keeps the old print
         text = json.dumps(behaviour, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -524,7 +532,7 @@ def roster_json(roster: Roster) -> str:
     The fields a roster leaves at their defaults that older rosters did not have (the
     protocol, budgets) are left out, so a roster's JSON stays what it was before they existed."""
     data = roster.model_dump(mode="json")
-    for name in ("protocol", "max_usd"):
+    for name in ("protocol", "max_usd", "rulebook_style"):
         if data.get(name) is None:
             data.pop(name, None)
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
@@ -539,3 +547,17 @@ def with_protocol(roster: Roster, protocol: str) -> Roster:
             f"the roster names protocol {roster.protocol!r} but the profile uses {protocol!r}"
         )
     return roster.model_copy(update={"protocol": protocol})
+
+
+def with_rulebook_style(roster: Roster, style: str) -> Roster:
+    """``roster`` with the LLM players' rulebooks in ``style`` (a profile's); the compact style
+    is left unset so that a roster's JSON and fingerprints stay as before; ``ValueError``
+    when the roster names another style."""
+    if style not in ("compact", "paper"):
+        raise ValueError(f"unknown rulebook style {style!r}; choose compact or paper")
+    if (roster.rulebook_style or "compact") != style and roster.rulebook_style is not None:
+        raise ValueError(
+            f"the roster names rulebook style {roster.rulebook_style!r} but the profile uses "
+            f"{style!r}"
+        )
+    return roster.model_copy(update={"rulebook_style": None if style == "compact" else style})

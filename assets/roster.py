@@ -29,6 +29,7 @@ from arena.roster import (
     load_roster,
     roster_json,
     with_protocol,
+    with_rulebook_style,
 )
 from assets.metadata import declared_columns, markdown_table
 from assets.resources import DEMO_ROSTER, RosterFile, RunProfile
@@ -134,6 +135,7 @@ def roster(
     chosen = profile.get()
     path = Path(config.path) if config.path else roster_file.file()
     parsed = with_protocol(load_roster(path), chosen.protocol)  # the profile's move protocol
+    parsed = with_rulebook_style(parsed, chosen.rulebook_style)  # and its rulebooks' style
     if chosen.builtin_roster_only and any(isinstance(p, ApiEntry) for p in parsed.players):
         raise ValueError(
             f"profile {chosen.name} plays built-in bots only, but roster {path} has LLM players"
@@ -146,6 +148,7 @@ def roster(
             "dagster/row_count": len(frame),
             "source": str(path),
             "protocol": chosen.protocol,
+            "rulebook_style": chosen.rulebook_style,
             "players": dg.MetadataValue.md(markdown_table(shown)),
         },
     )

@@ -100,13 +100,20 @@ class LLMPlayer:
     price: Price = field(default_factory=Price)
     prompt_cache: bool = False
     stopped: str | None = None
+    # The style of a generated game's rulebook (the profile's, through the roster): compact,
+    # or the paper's Appendix B style with a worked example for each rule.
+    rulebook_style: str = "compact"
     _rulebooks: dict[str, str] = field(default_factory=dict, repr=False)
 
     def rulebook(self, state: State) -> str:
         spec: Any = state.spec
         text = self._rulebooks.get(spec.spec_hash)
         if text is None:
-            text = rules_text(spec) if isinstance(spec, OpenSpielSpec) else rulebook(spec)
+            text = (
+                rules_text(spec)
+                if isinstance(spec, OpenSpielSpec)
+                else rulebook(spec, style=self.rulebook_style)
+            )
             self._rulebooks[spec.spec_hash] = text
         return text
 

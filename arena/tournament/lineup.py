@@ -152,6 +152,7 @@ def build_lineup(
                 entry.price.cache_write_per_mtok,
             ),
             prompt_cache=entry.caches_prompt,
+            rulebook_style=roster.rulebook_style or "compact",
         )
         if entry.api_key_env and not key and not cache.offline:
             player.stopped = (
