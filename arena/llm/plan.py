@@ -188,7 +188,10 @@ def plan_tournament(
                 models[name].matches += 1
     for game_matches in by_game.values():
         spec = game_matches[0].game.spec
-        system = len(rulebook(spec) if isinstance(spec, GameSpec) else rules_text(spec))
+        style = roster.rulebook_style or "compact"  # the players' own prompts
+        system = len(
+            rulebook(spec, style=style) if isinstance(spec, GameSpec) else rules_text(spec)
+        )
         chosen = _sampled(game_matches, sample)
         scale = len(game_matches) / len(chosen)
         prompts: dict[str, list[int]] = defaultdict(list)

@@ -99,7 +99,7 @@ def register(subparsers: Any) -> None:
 def plan_command(args: argparse.Namespace) -> int:
     from arena.games import resolve_games
     from arena.llm.plan import plan_tournament
-    from arena.roster import load_roster, with_protocol
+    from arena.roster import load_roster, with_protocol, with_rulebook_style
     from assets.partitions import DEMO_BENCHMARK_GAMES
     from assets.run_profiles import get_profile
     from engines.tournament.schedule import parse_game_list
@@ -107,6 +107,7 @@ def plan_command(args: argparse.Namespace) -> int:
     # a bad profile, roster or game list raises ValueError: one line, exit status 2
     profile = get_profile(args.profile)
     roster = with_protocol(load_roster(Path(args.roster)), profile.protocol)
+    roster = with_rulebook_style(roster, profile.rulebook_style)
     tokens = parse_game_list(args.games) if args.games else list(DEMO_BENCHMARK_GAMES)
     games = resolve_games(tokens)
     runs = args.runs or profile.runs_per_matchup

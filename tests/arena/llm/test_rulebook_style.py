@@ -71,3 +71,15 @@ def test_the_llm_players_system_prompt_is_the_rulebook_in_the_style(
     assert requests
     systems = {m["content"] for r in requests for m in r.body["messages"] if m["role"] == "system"}
     assert systems == {rulebook(leduc(), style=style)}
+
+
+def test_the_plan_prices_the_rulebook_in_the_rosters_style() -> None:
+    from arena.llm.plan import plan_tournament
+
+    games = resolve_games(["leduc"])
+    compact = plan_tournament(roster(URL), games, 1).as_dict()
+    paper = plan_tournament(with_rulebook_style(roster(URL), "paper"), games, 1).as_dict()
+    assert compact["models"]["llm"]["calls"] == paper["models"]["llm"]["calls"]
+    ratio = len(rulebook(leduc(), style="paper")) / len(rulebook(leduc()))
+    assert ratio > 1.5
+    assert paper["models"]["llm"]["input_tokens"] > compact["models"]["llm"]["input_tokens"]
