@@ -297,6 +297,14 @@ def deployment(
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def chromium_path() -> str:
+    if CHROMIUM is None:
+        raise AssertionError("chromium is not installed: run 'make install' (it installs it)")
+    return CHROMIUM
+
+
 SCREENSHOT_SIZE = (1600, 1000)
 
 
@@ -304,12 +312,10 @@ def screenshot(
     url: str, shot: Path, profile: Path, size: tuple[int, int] = SCREENSHOT_SIZE
 ) -> Path:
     """A headless Chromium screenshot of ``url`` (a window of ``size``) into ``shot``."""
-    if CHROMIUM is None:
-        raise AssertionError("chromium is not installed: run 'make install' (it installs it)")
     width, height = size
     subprocess.run(
         [
-            CHROMIUM,
+            chromium_path(),
             "--headless",
             "--no-sandbox",
             "--disable-gpu",

@@ -49,12 +49,14 @@ from assets.run_profiles import get_profile
 from engines.stats.analysis import MIN_PROFILE_GAMES
 from engines.tournament.records import WALL_CLOCK_COLUMNS
 from pipelines.automation import REFRESH_TAG
+from tests.e2e.chromium import browser
 from tests.e2e.dagster_processes import (
     LEFT_OUT,
     ROOT_ASSETS,
     Deployment,
     Driver,
     Run,
+    chromium_path,
     deployment,
     embedded_png,
     fast_automation,
@@ -70,6 +72,17 @@ PROFILE = "tiny"
 # A refresh takes minutes on a quiet machine; ten times that on two cores shared with others.
 REFRESH_TIMEOUT_S = 2400
 SCREENSHOTS_ENV_VAR = "GENSTRAT_SCREENSHOTS"
+PAGE_SIZE = (1600, 1400)
+# The asset page has rendered its column schema (the "Columns" section lists ``ci_high``).
+SHOWS_COLUMN_SCHEMA = (
+    "document.body.innerText.includes('Columns') && document.body.innerText.includes('ci_high')"
+)
+# The data-URL images the page has drawn (loaded and decoded), as [width, height] pairs.
+DRAWN_PLOTS = (
+    "(() => { const drawn = [...document.querySelectorAll('img')].filter(i => "
+    "i.src.startsWith('data:image/png') && i.complete && i.naturalWidth > 0); "
+    "return drawn.length > 0 && drawn.map(i => [i.naturalWidth, i.naturalHeight]); })()"
+)
 
 # Every asset of pipelines/definitions.py that publishes numbers (all of them: a table of games,
 # players, matches, scores or statistics, or the release that bundles them). Listed, not read
@@ -330,16 +343,17 @@ def test_the_leaderboard_page_shows_its_columns_a_plot_and_every_publisher_has_a
         checks = driver.asset_page(asset)["assetChecksOrError"]["checks"]
         assert checks, f"{asset} publishes numbers and has no asset check"
 
-    # a window tall enough for the metadata below the columns (its tables and the plot)
-    tall = (1600, 2800)
-    shot = screenshot(
-        f"{deployed.url}/assets/leaderboards",
-        tmp_path / "leaderboards.png",
-        tmp_path / "chrome",
-        size=tall,
-    )
-    size, colours = png_colours(shot)
-    assert size == tall and colours > 200
+    # The page as a user sees it: the columns, and the plot behind its "[Show Markdown]" button
+    # (Dagster shows a Markdown entry in a dialog), drawn by the browser at its own size.
+    with browser(chromium_path(), tmp_path / "chromium", PAGE_SIZE) as tab:
+        tab.goto(f"{deployed.url}/assets/leaderboards")
+        tab.wait_for(SHOWS_COLUMN_SCHEMA, "the column schema")
+        tab.click_text("[Show Markdown]")  # the first one: plot_leaderboard
+        drawn = tab.wait_for(DRAWN_PLOTS, "the leaderboard's plot drawn")
+        shot = tab.screenshot(tmp_path / "leaderboards.png")
+    assert [tuple(s) for s in drawn] == [size]  # the plot of the metadata, drawn whole
+    shot_size, colours = png_colours(shot)
+    assert shot_size == PAGE_SIZE and colours > 200
     keep_screenshot(shot)
 
 
