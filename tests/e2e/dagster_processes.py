@@ -440,7 +440,7 @@ query($filter: RunsFilter) {
   runsOrError(filter: $filter) {
     ... on Runs {
       results {
-        runId status creationTime endTime runConfigYaml
+        runId status creationTime startTime endTime runConfigYaml
         tags { key value }
         assetSelection { path }
         assetCheckSelection { name assetKey { path } }
@@ -503,6 +503,7 @@ class Run:
     run_id: str
     status: str
     created: float
+    started: float | None
     ended: float | None
     tags: dict[str, str]
     assets: tuple[str, ...]
@@ -523,11 +524,25 @@ class Run:
         return f"{self.run_id[:8]} {self.status:<9} {what[:60]} {partition} {self.refresh}"
 
 
+def timeline(runs: list[Run]) -> str:
+    """When each run of a refresh was created, started and ended, in seconds from the first
+    one's creation (the queue's wait is start - created): where a refresh spends its time."""
+    if not runs:
+        return "no runs"
+    zero = runs[0].created
+
+    def at(moment: float | None) -> str:
+        return "     -" if moment is None else f"{moment - zero:6.1f}"
+
+    return "\n".join(f"  {at(r.created)} {at(r.started)} {at(r.ended)}  {r.line()}" for r in runs)
+
+
 def parse_run(node: dict[str, Any]) -> Run:
     return Run(
         run_id=node["runId"],
         status=node["status"],
         created=node["creationTime"],
+        started=node["startTime"],
         ended=node["endTime"],
         tags={t["key"]: t["value"] for t in node["tags"]},
         assets=tuple("/".join(a["path"]) for a in node["assetSelection"] or []),

@@ -63,6 +63,7 @@ from tests.e2e.dagster_processes import (
     png_colours,
     scratch_folder,
     screenshot,
+    timeline,
 )
 from tests.support import REPO_ROOT
 
@@ -215,8 +216,8 @@ def ui_refresh(driver: Driver) -> Refresh:
     root_run = driver.materialize(ROOT_ASSETS)
     release_id, _ = driver.wait_for_refresh(set(), REFRESH_TIMEOUT_S)
     seconds = time.monotonic() - started
-    print(f"UI refresh: release {release_id} in {seconds:.0f} s", flush=True)
     runs = driver.runs()
+    print(f"UI refresh: release {release_id} in {seconds:.0f} s\n{timeline(runs)}", flush=True)
     assert runs[0].run_id == root_run
     return Refresh(release_id, runs, seconds)
 
@@ -414,8 +415,8 @@ def nightly(
     (root_run,) = driver.fire_schedule("nightly_refresh")
     release_id, _ = driver.wait_for_refresh(driver.releases(), REFRESH_TIMEOUT_S)
     seconds = time.monotonic() - started
-    print(f"nightly refresh: release {release_id} in {seconds:.0f} s", flush=True)
     runs = [run for run in driver.runs() if run.run_id not in known]
+    print(f"nightly refresh: release {release_id} in {seconds:.0f} s\n{timeline(runs)}", flush=True)
     assert runs[0].run_id == root_run
     return Refresh(release_id, runs, seconds), added, before
 
@@ -455,9 +456,10 @@ def test_a_new_player_plays_only_its_matches_and_a_new_release_follows(
     started = time.monotonic()
     driver.start_sensor("roster_sensor")
     release_id, _ = driver.wait_for_refresh(driver.releases(), REFRESH_TIMEOUT_S)
-    print(f"roster refresh: release {release_id} in {time.monotonic() - started:.0f} s")
-
     runs = [run for run in driver.runs() if run.run_id not in known]
+    seconds = time.monotonic() - started
+    print(f"roster refresh: release {release_id} in {seconds:.0f} s\n{timeline(runs)}")
+
     root, *followers = runs
     assert root.assets == ("roster",) and root.tags["dagster/sensor_name"] == "roster_sensor"
     assert str(deployed.roster) in root.run_config_yaml
