@@ -21,7 +21,8 @@ from typing import Any
 
 from websockets.sync.client import ClientConnection, connect
 
-CHROMIUM_FLAGS = (
+# How the tests run Chromium: headless, nothing fetched from the network, no first-run prompts.
+HEADLESS_FLAGS = (
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -32,9 +33,8 @@ CHROMIUM_FLAGS = (
     "--disable-component-update",
     "--disable-sync",
     "--hide-scrollbars",
-    "--remote-debugging-address=127.0.0.1",
-    "--remote-debugging-port=0",
 )
+DEVTOOLS_FLAGS = ("--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0")
 
 
 class BrowserError(AssertionError):
@@ -107,7 +107,7 @@ def browser(chromium: str, profile: Path, size: tuple[int, int]) -> Iterator[Pag
     width, height = size
     window = f"--window-size={width},{height}"
     process = subprocess.Popen(
-        [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", window],
+        [chromium, *HEADLESS_FLAGS, *DEVTOOLS_FLAGS, f"--user-data-dir={profile}", window],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -32,6 +32,7 @@ import httpx
 
 from assets.roster import DEMO_ROSTER
 from pipelines.automation import AUTOMATION_TAGS, INTERVAL_ENV_VAR, REFRESH_TAG, ROOT_ASSETS
+from tests.e2e.chromium import HEADLESS_FLAGS
 from tests.support import REPO_ROOT
 
 LOCATION = "genstrat"
@@ -316,17 +317,8 @@ def screenshot(
     subprocess.run(
         [
             chromium_path(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
+            *HEADLESS_FLAGS,
             f"--user-data-dir={profile}",
-            "--hide-scrollbars",
             f"--window-size={width},{height}",
             "--virtual-time-budget=20000",
             f"--screenshot={shot}",
