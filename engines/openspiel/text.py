@@ -22,6 +22,7 @@ unique within a menu:
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from typing import Any
 
 from engines.agents.parser import parse_reply
@@ -202,47 +203,77 @@ def fresh_names(family: str, ps: Any, seat: int, actions: list[int]) -> list[str
     return raw
 
 
+class NameCache:
+    """Move names by seat and action id (``names``), for the families where those fix the name
+    (``CACHED_FAMILIES``), with what chess needs to name its promotions (``action_names``).
+
+    Chess: ``last[seat]`` maps each action id that moves to the last rank from the one before
+    to its four-letter name, ``under[seat]`` maps such a name to the id of its promotion to a
+    knight, and ``knights[seat]`` holds those knight promotions' ids: a menu holds one exactly
+    when a pawn of the side to move can promote."""
+
+    __slots__ = ("knights", "last", "names", "under")
+
+    def __init__(self) -> None:
+        self.names: tuple[dict[int, str], dict[int, str]] = ({}, {})
+        self.last: tuple[dict[int, str], dict[int, str]] = ({}, {})
+        self.under: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        self.knights: tuple[set[int], set[int]] = (set(), set())
+
+    def learn_chess(self, seat: int, actions: list[int], fresh: list[str]) -> list[str]:
+        """Record freshly computed chess names; the names to cache (a queen promotion's
+        without its ``q``, the name of a piece's move under the same id)."""
+        last, under, knights = self.last[seat], self.under[seat], self.knights[seat]
+        out = []
+        for a, n in zip(actions, fresh, strict=True):
+            if len(n) == 5:
+                if n[4] == "n":
+                    under[n[:4]] = a
+                    knights.add(a)
+                if n[4] == "q":
+                    n = n[:4]
+            if _last_rank(n, seat):
+                last[a] = n
+            out.append(n)
+        return out
+
+
 def action_names(
-    family: str, ps: Any, seat: int, actions: list[int], cache: dict[int, dict[int, str]]
-) -> list[str]:
-    """The names of ``actions`` (module docstring), through ``cache`` (seat -> action id ->
-    name) where names depend only on the seat and the action id.
+    family: str, ps: Any, seat: int, actions: list[int], cache: NameCache
+) -> tuple[str, ...]:
+    """The names of ``actions`` (module docstring), through ``cache`` where names depend only
+    on the seat and the action id.
 
     Chess almost qualifies: an action id fixes the from- and to-squares, but a move to the last
     rank from the one before is a pawn's promotion to a queen (``a7a8q``) or a piece's move
     (``a7a8``) under one id.  The cache keeps the piece's name, and such a move gets its ``q``
-    when the position has a pawn of the side to move on its from-square."""
+    when the same menu holds the promotion to a knight of that move (a distinct id, legal
+    exactly when the pawn's promotion is)."""
     if family not in CACHED_FAMILIES:
-        return unique(fresh_names(family, ps, seat, actions), actions)
-    known = cache.get(seat)
-    if known is None:
-        known = cache[seat] = {}
+        return tuple(unique(fresh_names(family, ps, seat, actions), actions))
+    known = cache.names[seat]
+    if len(actions) == 1:  # (itemgetter of one key gives the value, not a tuple)
+        actions = [*actions, *actions]
+        return action_names(family, ps, seat, actions, cache)[:1]
+    pick = itemgetter(*actions)  # the fastest lookup of many keys at once
     try:
-        names = list(map(known.__getitem__, actions))
+        names = pick(known)
     except KeyError:
         missing = [a for a in actions if a not in known]
         fresh = fresh_names(family, ps, seat, missing)
-        if family == "chess":  # the piece's name: the queen promotion's without its q
-            fresh = [n[:4] if len(n) == 5 and n[4] == "q" else n for n in fresh]
-            cache.setdefault(-1 - seat, {}).update(
-                (a, n) for a, n in zip(missing, fresh, strict=True) if _last_rank(n, seat)
-            )
+        if family == "chess":
+            fresh = cache.learn_chess(seat, missing, fresh)
         known.update(zip(missing, fresh, strict=True))
-        names = list(map(known.__getitem__, actions))
-    if family == "chess":
-        last = cache.get(-1 - seat)
-        if last and not last.keys().isdisjoint(actions):  # a pawn may be about to promote
-            rows = str(ps).split(" ", 1)[0].split("/")  # FEN: rank 8 first
-            # The mover's piece stands on the from-square: a promotion if it is a white pawn
-            # on rank 7 or a black one on rank 2.
-            pawns = {
-                "7": "".join("." * int(c) if c.isdigit() else c for c in rows[1]).replace("p", "."),
-                "2": "".join("." * int(c) if c.isdigit() else c for c in rows[6]).replace("P", "."),
-            }
-            names = [
-                n + "q" if a in last and pawns[n[1]][ord(n[0]) - 97] in "Pp" else n
-                for a, n in zip(actions, names, strict=True)
-            ]
+        names = pick(known)
+    if family == "chess" and not cache.knights[seat].isdisjoint(actions):
+        # A pawn of the side to move can promote: name its queen promotions.
+        last, under = cache.last[seat], cache.under[seat]
+        out = list(names)
+        for k, a in enumerate(actions):
+            four = last.get(a)
+            if four is not None and under.get(four, -1) in actions:
+                out[k] = four + "q"
+        names = tuple(out)
     return names
 
 
