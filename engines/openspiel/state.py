@@ -56,7 +56,7 @@ class OpenSpielState:
         self._cap = spec.move_cap
         cached = self._family in CACHED_FAMILIES
         self._known = self._names_by_id.names if cached else None
-        self._knights = self._names_by_id.knights if self._family == "chess" else None
+        self._chess = self._family == "chess"
         self._advance()
 
     # -- chance and the cap -------------------------------------------------------------------
@@ -111,14 +111,15 @@ class OpenSpielState:
                 ids = self.ps.legal_actions()
                 names = None
                 # The common case of ``action_names``, inlined (the adapter's speed, issue 18):
-                # every name cached, and no chess promotion in the menu.
+                # every name cached.
                 if self._known is not None and len(ids) > 1:
-                    knights = self._knights
-                    if knights is None or knights[seat].isdisjoint(ids):
-                        try:
-                            names = itemgetter(*ids)(self._known[seat])
-                        except KeyError:  # a move not named yet
-                            names = None
+                    try:
+                        names = itemgetter(*ids)(self._known[seat])
+                    except KeyError:  # a move not named yet
+                        names = None
+                    else:
+                        if self._chess:
+                            names = self._names_by_id.promote(seat, ids, names)
                 if names is None:
                     names = action_names(self._family, self.ps, seat, ids, self._names_by_id)
                 menu = (names, ids)

@@ -207,35 +207,46 @@ class NameCache:
     """Move names by seat and action id (``names``), for the families where those fix the name
     (``CACHED_FAMILIES``), with what chess needs to name its promotions (``action_names``).
 
-    Chess: ``last[seat]`` maps each action id that moves to the last rank from the one before
-    to its four-letter name, ``under[seat]`` maps such a name to the id of its promotion to a
-    knight, and ``knights[seat]`` holds those knight promotions' ids: a menu holds one exactly
-    when a pawn of the side to move can promote."""
+    Chess: ``last[seat]`` maps the four-letter name of each move to the last rank from the one
+    before (``a7a8``) to its action id, and ``knights[seat]`` maps the id of each promotion to
+    a knight to its move's four-letter name.  A menu holds a promotion to a knight exactly when
+    a pawn of the side to move can promote."""
 
-    __slots__ = ("knights", "last", "names", "under")
+    __slots__ = ("knights", "last", "names")
 
     def __init__(self) -> None:
         self.names: tuple[dict[int, str], dict[int, str]] = ({}, {})
-        self.last: tuple[dict[int, str], dict[int, str]] = ({}, {})
-        self.under: tuple[dict[str, int], dict[str, int]] = ({}, {})
-        self.knights: tuple[set[int], set[int]] = (set(), set())
+        self.last: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        self.knights: tuple[dict[int, str], dict[int, str]] = ({}, {})
 
     def learn_chess(self, seat: int, actions: list[int], fresh: list[str]) -> list[str]:
         """Record freshly computed chess names; the names to cache (a queen promotion's
         without its ``q``, the name of a piece's move under the same id)."""
-        last, under, knights = self.last[seat], self.under[seat], self.knights[seat]
+        last, knights = self.last[seat], self.knights[seat]
         out = []
         for a, n in zip(actions, fresh, strict=True):
             if len(n) == 5:
                 if n[4] == "n":
-                    under[n[:4]] = a
-                    knights.add(a)
+                    knights[a] = n[:4]
                 if n[4] == "q":
                     n = n[:4]
             if _last_rank(n, seat):
-                last[a] = n
+                last[n] = a
             out.append(n)
         return out
+
+    def promote(self, seat: int, actions: list[int], names: tuple[str, ...]) -> tuple[str, ...]:
+        """``names`` with a ``q`` on each queen promotion: the move of each promotion to a
+        knight in ``actions`` (queen and knight promotions are legal together)."""
+        knights = self.knights[seat]
+        if knights.keys().isdisjoint(actions):
+            return names
+        last = self.last[seat]
+        out = list(names)
+        for kid in knights.keys() & set(actions):
+            four = knights[kid]
+            out[actions.index(last[four])] = four + "q"
+        return tuple(out)
 
 
 def action_names(
@@ -248,7 +259,7 @@ def action_names(
     rank from the one before is a pawn's promotion to a queen (``a7a8q``) or a piece's move
     (``a7a8``) under one id.  The cache keeps the piece's name, and such a move gets its ``q``
     when the same menu holds the promotion to a knight of that move (a distinct id, legal
-    exactly when the pawn's promotion is)."""
+    exactly when the pawn's promotion to a queen is: ``NameCache.promote``)."""
     if family not in CACHED_FAMILIES:
         return tuple(unique(fresh_names(family, ps, seat, actions), actions))
     known = cache.names[seat]
@@ -257,7 +268,7 @@ def action_names(
         return action_names(family, ps, seat, actions, cache)[:1]
     pick = itemgetter(*actions)  # the fastest lookup of many keys at once
     try:
-        names = pick(known)
+        names: tuple[str, ...] = pick(known)
     except KeyError:
         missing = [a for a in actions if a not in known]
         fresh = fresh_names(family, ps, seat, missing)
@@ -265,15 +276,8 @@ def action_names(
             fresh = cache.learn_chess(seat, missing, fresh)
         known.update(zip(missing, fresh, strict=True))
         names = pick(known)
-    if family == "chess" and not cache.knights[seat].isdisjoint(actions):
-        # A pawn of the side to move can promote: name its queen promotions.
-        last, under = cache.last[seat], cache.under[seat]
-        out = list(names)
-        for k, a in enumerate(actions):
-            four = last.get(a)
-            if four is not None and under.get(four, -1) in actions:
-                out[k] = four + "q"
-        names = tuple(out)
+    if family == "chess":
+        names = cache.promote(seat, actions, names)
     return names
 
 
