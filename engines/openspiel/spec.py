@@ -152,6 +152,12 @@ class OpenSpielSpec:
         return NameCache()
 
     @property
+    def engine_version(self) -> str:
+        """What a match of this game records as its ``engine_version``: the adapter's version
+        and OpenSpiel's (a generated game records ``engines.gbg.ENGINE_VERSION``)."""
+        return f"openspiel-adapter-{ADAPTER_VERSION}/open_spiel-{OPEN_SPIEL_VERSION}"
+
+    @property
     def name(self) -> str:
         return self.token.strip().removeprefix(PREFIX)
 
