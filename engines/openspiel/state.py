@@ -56,7 +56,7 @@ class OpenSpielState:
         self._cap = spec.move_cap
         cached = self._family in CACHED_FAMILIES
         self._known = self._names_by_id.names if cached else None
-        self._chess = self._family == "chess"
+        self._knights = self._names_by_id.knight_ids if self._family == "chess" else None
         self._advance()
 
     # -- chance and the cap -------------------------------------------------------------------
@@ -101,33 +101,38 @@ class OpenSpielState:
     def is_terminal(self) -> bool:
         return self.current_player == TERMINAL
 
-    def _names(self) -> tuple[tuple[str, ...], list[int]]:
-        menu = self._menu
-        if menu is None:
-            seat = self._player
-            if seat < 0:
-                menu = ((), [])
-            else:
-                ids = self.ps.legal_actions()
-                names = None
-                # The common case of ``action_names``, inlined (the adapter's speed, issue 18):
-                # every name cached.
-                if self._known is not None and len(ids) > 1:
-                    try:
-                        names = itemgetter(*ids)(self._known[seat])
-                    except KeyError:  # a move not named yet
-                        names = None
-                    else:
-                        if self._chess:
-                            names = self._names_by_id.promote(seat, ids, names)
-                if names is None:
-                    names = action_names(self._family, self.ps, seat, ids, self._names_by_id)
-                menu = (names, ids)
-            self._menu = menu
-        return menu
-
     def legal_actions(self) -> tuple[str, ...]:
-        return self._names()[0]
+        menu = self._menu
+        if menu is not None:
+            return menu[0]
+        seat = self._player
+        if seat < 0:
+            self._menu = ((), [])
+            return ()
+        ids = self.ps.legal_actions()
+        names = None
+        # The common case of ``action_names``, inlined (the adapter's speed, issue 18): every
+        # name cached, and in chess no promotion in the menu (no knight promotion's id).
+        if self._known is not None and len(ids) > 1:
+            try:
+                names = itemgetter(*ids)(self._known[seat])
+            except KeyError:  # a move not named yet
+                names = None
+            else:
+                knights = self._knights
+                if knights is not None and not knights[seat].isdisjoint(ids):
+                    names = self._names_by_id.promote(seat, ids, names)
+        if names is None:
+            names = action_names(self._family, self.ps, seat, ids, self._names_by_id)
+        self._menu = (names, ids)
+        return names
+
+    def _names(self) -> tuple[tuple[str, ...], list[int]]:
+        """(the menu's names, their OpenSpiel action ids), computed once per position."""
+        if self._menu is None:
+            self.legal_actions()
+        assert self._menu is not None
+        return self._menu
 
     def action_ids(self) -> list[int]:
         """OpenSpiel's action ids, in the order of ``legal_actions()``."""

@@ -174,10 +174,13 @@ def poker_spent(ps: Any) -> tuple[int, int]:
     return (stacks[0] - money[0], stacks[1] - money[1])
 
 
-def _chess_uci(ps: Any, action: int) -> str:
+def _chess_uci(ps: Any, actions: list[int]) -> list[str]:
+    """The UCI names of ``actions`` (the board copied out of the state once)."""
     import pyspiel
 
-    return str(pyspiel.chess.action_to_move(action, ps.board()).to_lan())
+    board = ps.board()
+    to_move = pyspiel.chess.action_to_move
+    return [str(to_move(a, board).to_lan()) for a in actions]
 
 
 # Families whose move name depends only on (seat, action id), not on the position: the names
@@ -192,7 +195,7 @@ def fresh_names(family: str, ps: Any, seat: int, actions: list[int]) -> list[str
     if family == "connect_four":
         return [chr(ord("a") + a) for a in actions]
     if family == "chess":
-        return [_chess_uci(ps, a) for a in actions]
+        return _chess_uci(ps, actions)
     raw = [ps.action_to_string(seat, a) for a in actions]
     if family == "go":
         return [r.split()[-1].lower() for r in raw]
@@ -209,15 +212,16 @@ class NameCache:
 
     Chess: ``last[seat]`` maps the four-letter name of each move to the last rank from the one
     before (``a7a8``) to its action id, and ``knights[seat]`` maps the id of each promotion to
-    a knight to its move's four-letter name.  A menu holds a promotion to a knight exactly when
-    a pawn of the side to move can promote."""
+    a knight to its move's four-letter name (``knight_ids[seat]``: the same ids, as a set).  A
+    menu holds a promotion to a knight exactly when a pawn of the side to move can promote."""
 
-    __slots__ = ("knights", "last", "names")
+    __slots__ = ("knight_ids", "knights", "last", "names")
 
     def __init__(self) -> None:
         self.names: tuple[dict[int, str], dict[int, str]] = ({}, {})
         self.last: tuple[dict[str, int], dict[str, int]] = ({}, {})
         self.knights: tuple[dict[int, str], dict[int, str]] = ({}, {})
+        self.knight_ids: tuple[set[int], set[int]] = (set(), set())
 
     def learn_chess(self, seat: int, actions: list[int], fresh: list[str]) -> list[str]:
         """Record freshly computed chess names; the names to cache (a queen promotion's
@@ -228,6 +232,7 @@ class NameCache:
             if len(n) == 5:
                 if n[4] == "n":
                     knights[a] = n[:4]
+                    self.knight_ids[seat].add(a)
                 if n[4] == "q":
                     n = n[:4]
             if _last_rank(n, seat):
@@ -239,11 +244,11 @@ class NameCache:
         """``names`` with a ``q`` on each queen promotion: the move of each promotion to a
         knight in ``actions`` (queen and knight promotions are legal together)."""
         knights = self.knights[seat]
-        if knights.keys().isdisjoint(actions):
+        if self.knight_ids[seat].isdisjoint(actions):
             return names
         last = self.last[seat]
         out = list(names)
-        for kid in knights.keys() & set(actions):
+        for kid in self.knight_ids[seat].intersection(actions):
             four = knights[kid]
             out[actions.index(last[four])] = four + "q"
         return tuple(out)
