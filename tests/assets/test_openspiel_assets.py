@@ -150,3 +150,61 @@ def test_the_group_materializes_per_game_and_fits_a_leaderboard(
     (mat,) = board.asset_materializations_for_node("openspiel_leaderboards")
     assert mat.metadata["games"].value == ", ".join(sorted(GAMES))
     assert "per_game_alpha" in mat.metadata and mat.metadata["runs"].value == len(GAMES) * 3 * RUNS
+
+
+def test_a_new_game_list_replaces_the_partitions(project_env: ProjectEnv) -> None:
+    """Materializing ``openspiel_games`` again with another list drops the games no longer
+    named and adds the new ones (the keys are the tokens as given)."""
+    instance = dg.DagsterInstance.ephemeral()
+    for games in (GAMES, ["openspiel:liars_dice", "openspiel:hex(board_size=5)"]):
+        result = dg.materialize(
+            [openspiel.openspiel_games],
+            resources=resources(project_env),
+            run_config={"ops": {"openspiel_games": {"config": {"games": games}}}},
+            instance=instance,
+        )
+        assert result.success
+        assert sorted(instance.get_dynamic_partitions(OPENSPIEL_GAMES_NAME)) == sorted(games)
+    bad = dg.materialize(
+        [openspiel.openspiel_games],
+        resources=resources(project_env),
+        run_config={"ops": {"openspiel_games": {"config": {"games": ["openspiel:chess", "7"]}}}},
+        instance=instance,
+        raise_on_error=False,
+    )
+    assert not bad.success  # nothing half-written: the partitions stay as they were
+    assert sorted(instance.get_dynamic_partitions(OPENSPIEL_GAMES_NAME)) == sorted(games)
+
+
+def test_a_roster_without_two_openspiel_players_is_refused_in_one_line(
+    project_env: ProjectEnv, tmp_path: Path
+) -> None:
+    path = tmp_path / "roster.yaml"
+    path.write_text(
+        "players:\n"
+        "  - {name: random, kind: builtin, agent: random}\n"
+        "  - {name: heuristic, kind: builtin, agent: heuristic}\n"
+    )
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(OPENSPIEL_GAMES_NAME, ["openspiel:connect_four"])
+    assert dg.materialize(
+        [roster.roster],
+        resources=resources(project_env),
+        run_config={"ops": {"roster": {"config": {"path": str(path)}}}},
+        instance=instance,
+    ).success
+    result = dg.materialize(
+        [roster.roster, openspiel.openspiel_games, openspiel.openspiel_match_corpus],
+        selection=[dg.AssetKey("openspiel_match_corpus")],
+        partition_key="openspiel:connect_four",
+        resources=resources(project_env),
+        instance=instance,
+        raise_on_error=False,
+    )
+    assert not result.success
+    (failure,) = result.get_step_failure_events()
+    cause = failure.step_failure_data.error.cause  # the asset's own ValueError
+    message = str(cause.message).strip()
+    assert cause.cls_name == "ValueError"
+    assert "no two players of the roster play openspiel:connect_four" in message
+    assert "\n" not in message
