@@ -22,9 +22,15 @@ This module is pure data and reads the environment only when :func:`get_profile`
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 PROFILE_ENV_VAR = "GENSTRAT_PROFILE"
 DEFAULT_PROFILE = "demo"
@@ -96,6 +102,19 @@ class Profile(BaseModel):
         default_factory=AblationRoles,
         description="the roster players of the ablations: arms, authors, families, judge",
     )
+    # issue 18: the ``openspiel`` benchmark group (assets/openspiel.py).  Empty (the demo's)
+    # leaves the field out of the profile's dump, so a release without the group is unchanged.
+    openspiel_games: tuple[str, ...] = Field(
+        default=(),
+        description="OpenSpiel games of the openspiel benchmark group (openspiel:<name>[(...)])",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_empty_openspiel(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        if not self.openspiel_games:
+            dumped.pop("openspiel_games", None)
+        return dumped
 
 
 PROFILES: dict[str, Profile] = {
@@ -147,6 +166,16 @@ PROFILES: dict[str, Profile] = {
         rulebook_style="paper",
         protocol="paper",
         ablation_roles=AblationRoles(players=("*",), authors=("*",), judge="*"),
+        # issue 18: Game Arena's and GameBench 2's classic games, played beside the benchmark
+        openspiel_games=(
+            "openspiel:chess",
+            "openspiel:go(board_size=9)",
+            "openspiel:connect_four",
+            "openspiel:hex(board_size=7)",
+            "openspiel:breakthrough",
+            "openspiel:liars_dice",
+            "openspiel:hunl",
+        ),
     ),
 }
 
