@@ -2,10 +2,13 @@
 
 Usage::
 
-    python benchmarks/screening_axes.py [--games 60] [--repeats 2] [--json]
+    python benchmarks/screening_axes.py [--games 60] [--repeats 2] [--pool-file PATH]
+                                        [--stride 1] [--json]
 
 Takes the first ``--games`` accepted games of the paper pool (seeds from 0, as
-``engines.gbg.seed_pool.run_pool`` accepts them) and times each part of
+``engines.gbg.seed_pool.run_pool`` accepts them), or with ``--pool-file`` (the
+``pool_2000.json`` that ``benchmarks/axes.py`` caches) every ``--stride``-th game of that
+pool, a sample spread over the whole pool, and times each part of
 ``engines.axes.screening.screening_axes`` at the ``paper`` screening budget both ways in one
 process, alternating per game and per repeat (the order flipped every other time): the
 default path (incremental keys, the compiled loop, fixed-chance trees) and ``interpreted=True``
@@ -26,6 +29,7 @@ import json
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from engines.axes import screening as sc
@@ -41,11 +45,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--pool-file", type=Path, default=None)
+    parser.add_argument("--stride", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    verdicts, _ = run_pool(0, args.games)
-    games = [(v["seed"], GameSpec.from_json(v["spec_json"])) for v in verdicts if v["accepted"]]
+    if args.pool_file is not None:
+        pool = json.loads(args.pool_file.read_text())["games"][:: args.stride][: args.games]
+        games = [(int(seed), GameSpec.from_json(text)) for seed, text in pool]
+    else:
+        verdicts, _ = run_pool(0, args.games)
+        games = [(v["seed"], GameSpec.from_json(v["spec_json"])) for v in verdicts if v["accepted"]]
     budget = screening_budget("paper")
     parts: dict[str, Callable[[GameSpec, int, bool], Any]] = {
         "random_play": lambda g, s, i: sc._random_play(g, budget.random_deals, s, i),
