@@ -47,3 +47,11 @@ def concat_partitions(
     if not frames:
         return pd.DataFrame(columns=list(columns))
     return pd.concat(frames, ignore_index=True)
+
+
+# -- issue 18: the ``openspiel`` benchmark group ------------------------------------------------
+# One partition per OpenSpiel game token (``openspiel:chess``, ``openspiel:go(board_size=9)``);
+# the ``openspiel_games`` asset writes the keys from the profile's ``openspiel_games``.
+OPENSPIEL_GAMES_NAME = "openspiel_games"
+
+OPENSPIEL_GAMES = dg.DynamicPartitionsDefinition(name=OPENSPIEL_GAMES_NAME)

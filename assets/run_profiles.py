@@ -22,9 +22,15 @@ This module is pure data and reads the environment only when :func:`get_profile`
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 PROFILE_ENV_VAR = "GENSTRAT_PROFILE"
 DEFAULT_PROFILE = "demo"
@@ -97,12 +103,28 @@ class Profile(BaseModel):
         description="the roster players of the ablations: arms, authors, families, judge",
     )
     # Exact best and worst responses (paper, Section 8: "on five games we solve exactly").
+    # Zero (the demo's) leaves the field out of the profile's dump, as ``openspiel_games``.
     ablation_solved_games: int = Field(
         default=0,
         ge=0,
         description="benchmark games the ablations solve exactly: the smallest whose tree fits "
         "the history limit (arena.ablations.runner, engines.solve.sizing)",
     )
+    # issue 18: the ``openspiel`` benchmark group (assets/openspiel.py).  Empty (the demo's)
+    # leaves the field out of the profile's dump, so a release without the group is unchanged.
+    openspiel_games: tuple[str, ...] = Field(
+        default=(),
+        description="OpenSpiel games of the openspiel benchmark group (openspiel:<name>[(...)])",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_empty_openspiel(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        if not self.openspiel_games:
+            dumped.pop("openspiel_games", None)
+        if not self.ablation_solved_games:
+            dumped.pop("ablation_solved_games", None)
+        return dumped
 
 
 PROFILES: dict[str, Profile] = {
@@ -155,6 +177,16 @@ PROFILES: dict[str, Profile] = {
         protocol="paper",
         ablation_roles=AblationRoles(players=("*",), authors=("*",), judge="*"),
         ablation_solved_games=5,
+        # issue 18: Game Arena's and GameBench 2's classic games, played beside the benchmark
+        openspiel_games=(
+            "openspiel:chess",
+            "openspiel:go(board_size=9)",
+            "openspiel:connect_four",
+            "openspiel:hex(board_size=7)",
+            "openspiel:breakthrough",
+            "openspiel:liars_dice",
+            "openspiel:hunl",
+        ),
     ),
 }
 

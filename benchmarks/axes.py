@@ -15,7 +15,9 @@ Steps (each cached in ``--out``, default ``data/benchmarks/axes``, so an interru
 4. the five axes at ``--budget`` with the rerun diagnostic (two-thirds of the budget, an
    independent population draw) for the first ``--games`` selected games, timed per game;
 5. the benchmark diagnostics over those games: rerun correlation and seat agreement per axis
-   (Spearman), median sampling errors, pairwise correlations and variance inflation factors.
+   (Spearman), median sampling errors, pairwise correlations and variance inflation factors;
+6. the paper profile up to ``benchmark_axes`` (issue 20): pool + screening + the 50 selected
+   games' axes with reruns, the axes projected from the mean of the games scored.
 
 Targets (issue: complexity axes): the five axes at the paper budget for one typical game in at
 most 2 minutes; the screening axes for 2,000 accepted games in at most 20 minutes.  Timings are
@@ -36,7 +38,8 @@ from typing import Any
 from arena.parallel import process_pool
 from engines.axes.budgets import axis_budget, screening_budget
 from engines.axes.compute import compute_with_rerun
-from engines.axes.diagnostics import AXES, benchmark_diagnostics
+from engines.axes.diagnostics import benchmark_diagnostics
+from engines.axes.names import AXES
 from engines.axes.screening import SCREENING_AXES, screen_games
 from engines.axes.selection import farthest_point, normalise
 from engines.gbg.seed_pool import run_pool
@@ -169,6 +172,30 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return found
 
 
+def paper_profile(
+    pool_info: dict[str, Any], screened: dict[str, Any], rows: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The paper profile up to ``benchmark_axes``: the pool, the screening of the pool, the
+    selection (milliseconds, not counted) and the five axes with their rerun for the 50
+    selected games, the axes projected from the mean of the games scored here (wall seconds
+    of ``compute_with_rerun`` on both cores).  ``projected`` says which parts are not a
+    measurement of the whole."""
+    per_game = [r["wall_seconds"] for r in rows]
+    axes = statistics.mean(per_game) * SELECTED if per_game else None
+    parts = {
+        "pool_seconds": pool_info["seconds"],
+        "screening_seconds": screened["seconds_for_pool"],
+        "axes_seconds": axes,
+    }
+    total = None if axes is None else sum(parts.values())
+    return {
+        **parts,
+        "total_seconds": total,
+        "axes_games_timed": len(per_game),
+        "projected": {"screening": bool(screened["projected"]), "axes": len(per_game) < SELECTED},
+    }
+
+
 def _num(value: float | None) -> float:
     return float("nan") if value is None else float(value)
 
@@ -198,6 +225,7 @@ def main() -> None:
         "selected": selected,
         "scored": [r["seed"] for r in rows],
         "diagnostics": summarise(rows) if len(rows) >= 3 else {},
+        "paper_profile": paper_profile(pool_info, screened, rows),
         "per_game": [
             {
                 "seed": r["seed"],
@@ -224,6 +252,13 @@ def _text(report: dict[str, Any]) -> str:
         f"screening axes: {s['seconds_for_pool'] / 60:.1f} min for the pool ({how} "
         f"{s['games_timed']} games; load {s['load_average_before']:.1f})"
     )
+    p = report["paper_profile"]
+    if p["total_seconds"] is not None:
+        lines.append(
+            f"paper profile to benchmark_axes: {p['total_seconds'] / 60:.1f} min (pool "
+            f"{p['pool_seconds']:.0f}s, screening {p['screening_seconds']:.0f}s, axes with "
+            f"reruns {p['axes_seconds']:.0f}s projected from {p['axes_games_timed']} games)"
+        )
     d = report["diagnostics"]
     if d:
         t = d["seconds_per_game"]

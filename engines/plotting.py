@@ -24,13 +24,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import matplotlib as mpl
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.typing import RcKeyType
+if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn, not with the stage modules
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
 
 DPI = 100
 # Colours by role: one hue for what is measured, one for what is picked out, grey for context.
@@ -95,6 +94,10 @@ def canvas(width: float, height: float, columns: int = 1) -> Iterator[Canvas]:
     """A ``width`` x ``height`` inch figure with ``columns`` axes in the house style; its image
     (in the format of :func:`image_format`, PNG by default) is in ``Canvas.image`` after the
     ``with`` block."""
+    import matplotlib as mpl
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     kind = _FORMAT.get()
     with mpl.rc_context(STYLE):
         figure = Figure(figsize=(width, height), dpi=DPI, layout="constrained")

@@ -376,32 +376,38 @@ def refresh_tags(context: dg.SensorEvaluationContext) -> dg.SkipReason:
     state = json.loads(context.cursor) if context.cursor else {}
     after, current = state.get("after"), state.get("refresh")
     going: dict[str, str] = state.get("going", {})
-    # A tag added to a run that has not ended can be lost: Dagster rewrites a run's record from
-    # a copy read before the tag was added when the run's status changes. Such runs are
-    # tagged again once they have ended (then nothing rewrites them).
-    repaired = 0
+    # A run is tagged once it has ended. A tag added to a run still going can be lost (Dagster
+    # rewrites a run's record from a copy read before the tag was added when its status
+    # changes), and adding it again then leaves the tag twice in the tag index, so that the
+    # runs page lists that run twice under its refresh. The runs still going wait in the cursor.
+    tagged = 0
     for run_id, refresh_id in list(going.items()):
         run = instance.get_run_by_id(run_id)
-        if run is None or run.is_finished:
+        if run is None:
             del going[run_id]
-        if run is not None and run.is_finished and run.tags.get(REFRESH_TAG) != refresh_id:
+        elif run.is_finished:
+            del going[run_id]
             instance.add_run_tags(run_id, {REFRESH_TAG: refresh_id})
-            repaired += 1
+            tagged += 1
     if after and not instance.has_run(after):
         after = None  # that run was deleted: start over (tagged runs stay as they are)
     records = instance.get_run_records(limit=500, ascending=True, cursor=after)
     found, current = refreshes_of((r.dagster_run for r in records), current)
     for record in records:
         run = record.dagster_run
-        if run.run_id in found:
+        if run.run_id not in found:
+            continue
+        if run.is_finished:
             instance.add_run_tags(run.run_id, {REFRESH_TAG: found[run.run_id]})
-            if not run.is_finished:
-                going[run.run_id] = found[run.run_id]
+            tagged += 1
+        else:
+            going[run.run_id] = found[run.run_id]
     if records:
         after = records[-1].dagster_run.run_id
     context.update_cursor(json.dumps({"after": after, "refresh": current, "going": going}))
     return dg.SkipReason(
-        f"{len(records)} new runs, {len(found)} tagged, {repaired} tagged again; refresh {current}"
+        f"{len(records)} new runs, {tagged} tagged, {len(going)} to tag when they end; "
+        f"refresh {current}"
     )
 
 

@@ -4,10 +4,21 @@ The engine is Debian's ``stockfish`` package, version 15.1 (``STOCKFISH_VERSION`
 binary is refused, so the fingerprint stays true).  Strength is fixed by a node limit
 (``go nodes N``): with one thread and the hash cleared before every move (``ucinewgame``) the
 search, and so the move, is a function of the position alone, which keeps matches
-reproducible.  Stockfish's ``Skill Level`` is not offered: in 15.1 its weakening draws from a
-generator seeded by the clock, so a game could not be replayed.  ``movetime_s`` bounds the
-wall-clock time of one move; a move not found in it fails the match (``MoveFailed``,
-``timeout``).
+reproducible.  ``movetime_s`` bounds the wall-clock time of one move; a move not found in it
+fails the match (``MoveFailed``, ``timeout``).
+
+Skill levels (``skill`` 0-19, with ``nodes``): Stockfish's own ``Skill Level`` option draws its
+weakening from a generator seeded by the clock (checked on 15.1: the same position at skill 0
+and 2000 nodes gives e7e5, c7c6 or c7c5 from run to run), so a game could not be replayed.
+A level is therefore the documented pair (skill, nodes), and the weakening is Stockfish's own
+rule (``Skill::pick_best`` in its ``search.cpp``) applied here with the seat's seeded
+generator: search with ``MultiPV 4`` to depth ``1 + skill`` (the depth at which Stockfish
+picks) within the node limit, then for the reported candidates, best first with scores
+``s_i`` in centipawns, ``weakness = 120 - 2 * skill`` and ``delta = min(s_0 - s_last, 100)``,
+choose the candidate with the largest ``s_i + (weakness * (s_0 - s_i) + delta *
+rng.randrange(weakness)) // 128``.  (Stockfish caps ``delta`` at one pawn in its internal
+units; here one pawn is 100 centipawns.)  A mate score counts as 100,000 centipawns less the
+moves to mate.  ``skill`` unset is full strength (no MultiPV, the search's best move).
 
 The process is started at the first move and ends with the agent (``close``) or the program.
 """
@@ -26,6 +37,8 @@ from typing import Any, ClassVar
 from engines.agents.base import MoveFailed
 
 STOCKFISH_VERSION = "15.1"
+SKILL_PV = 4  # Stockfish's MultiPV under a skill level
+MATE_CP = 100_000
 CANDIDATES = ("stockfish", "/usr/games/stockfish")
 
 
@@ -40,14 +53,16 @@ def stockfish_path() -> str:
 
 @dataclass
 class StockfishAgent:
-    """Stockfish at a fixed node limit (see the module docstring)."""
+    """Stockfish at a fixed node limit, optionally weakened to a skill level (see the module
+    docstring)."""
 
     name: str = "stockfish"
     nodes: int = 1000
     movetime_s: float = 30.0
     hash_mb: int = 16
+    skill: int | None = None
 
-    VERSION: ClassVar[str] = f"stockfish-{STOCKFISH_VERSION}/uci-nodes-1"
+    VERSION: ClassVar[str] = f"stockfish-{STOCKFISH_VERSION}/uci-nodes-1/skill-pick-1"
     _proc: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -57,6 +72,12 @@ class StockfishAgent:
             raise ValueError("stockfish: movetime_s must be positive")
         if not 1 <= self.hash_mb <= 1024:
             raise ValueError("stockfish: hash_mb must be from 1 to 1024")
+        if self.skill is not None and (
+            isinstance(self.skill, bool)
+            or not isinstance(self.skill, int)
+            or not 0 <= self.skill <= 19
+        ):
+            raise ValueError("stockfish: skill must be a whole number from 0 to 19 (or unset)")
 
     def _send(self, line: str) -> None:
         assert self._proc is not None and self._proc.stdin is not None
@@ -96,19 +117,65 @@ class StockfishAgent:
         self._read_until("uciok", deadline)
         self._send("setoption name Threads value 1")
         self._send(f"setoption name Hash value {self.hash_mb}")
+        if self.skill is not None:
+            self._send(f"setoption name MultiPV value {SKILL_PV}")
         self._send("isready")
         self._read_until("readyok", deadline)
 
-    def best_move(self, fen: str) -> str:
-        """Stockfish's move in UCI for the position ``fen``."""
+    def _search(self, fen: str, go: str) -> tuple[str, list[str]]:
+        """(bestmove, the ``info`` lines before it) for ``go`` from the position ``fen``."""
         self._engine()
         deadline = time.monotonic() + self.movetime_s
         self._send("ucinewgame")
         self._send("isready")
         self._read_until("readyok", deadline)
         self._send(f"position fen {fen}")
-        self._send(f"go nodes {self.nodes}")
-        return str(self._read_until("bestmove", deadline).split()[1])
+        self._send(go)
+        infos: list[str] = []
+        while True:
+            line = self._read_until("", deadline)
+            if line.startswith("bestmove"):
+                return line.split()[1], infos
+            if line.startswith("info") and " multipv " in line and " pv " in line:
+                infos.append(line)
+
+    def best_move(self, fen: str) -> str:
+        """Stockfish's move in UCI for the position ``fen`` (full strength)."""
+        return self._search(fen, f"go nodes {self.nodes}")[0]
+
+    def candidates(self, fen: str) -> list[tuple[str, int]]:
+        """The skill search's candidate moves, best first, with their scores in centipawns:
+        each MultiPV line as last reported (the ranking when the search stopped)."""
+        assert self.skill is not None
+        best, infos = self._search(fen, f"go depth {1 + self.skill} nodes {self.nodes}")
+        lines: dict[int, tuple[str, int]] = {}
+        for line in infos:
+            if "lowerbound" in line or "upperbound" in line:
+                continue
+            words = line.split()
+            rank = int(words[words.index("multipv") + 1])
+            kind, value = words[words.index("score") + 1 : words.index("score") + 3]
+            cp = int(value)
+            if kind == "mate":
+                cp = MATE_CP - abs(cp) if cp > 0 else -MATE_CP + abs(cp)
+            lines[rank] = (words[words.index("pv") + 1], cp)
+        ranked = [lines[k] for k in sorted(lines)]
+        return ranked or [(best, 0)]
+
+    def skill_move(self, fen: str, rng: random.Random) -> str:
+        """The move of Stockfish's weakening rule at ``skill``, drawn with ``rng`` (module
+        docstring)."""
+        assert self.skill is not None
+        ranked = sorted(self.candidates(fen), key=lambda c: -c[1])  # stable: best line first
+        top = ranked[0][1]
+        delta = min(top - ranked[-1][1], 100)
+        weakness = 120 - 2 * self.skill
+        best, most = ranked[0][0], None
+        for move, score in ranked:
+            push = (weakness * (top - score) + delta * rng.randrange(weakness)) // 128
+            if most is None or score + push >= most:
+                best, most = move, score + push
+        return best
 
     def act(self, state: Any, seat: int, rng: random.Random) -> str:
         from engines.openspiel.state import OpenSpielState
@@ -116,7 +183,8 @@ class StockfishAgent:
 
         if not isinstance(state, OpenSpielState) or state.spec.family != "chess":
             raise ValueError("the stockfish agent plays openspiel:chess only")
-        uci = self.best_move(state.ps.board().to_fen())
+        fen = state.ps.board().to_fen()
+        uci = self.best_move(fen) if self.skill is None else self.skill_move(fen, rng)
         move = read_move(state, uci)
         if move is None:
             raise MoveFailed("error", f"stockfish answered {uci!r}, not a legal move here")

@@ -195,6 +195,43 @@ def admit_programs(
     return refused
 
 
+@dataclass(frozen=True)
+class Pending:
+    """What a run of a tournament has left to play in its corpus: the ids already recorded
+    (``done``), the matches to play in schedule order (``playable``: not recorded yet, or
+    recorded failed with ``retry_failed``, and every program in them admitted on the game),
+    how many matches a refused program leaves out (``refused``) and why each program was
+    refused on a game (``refusals``: {program: {game token: reason}})."""
+
+    done: frozenset[str]
+    playable: list[ScheduledMatch]
+    refused: int
+    refusals: dict[str, dict[str, str]]
+
+
+def pending_matches(
+    roster: Roster,
+    schedule: Sequence[ScheduledMatch],
+    corpus: Corpus,
+    *,
+    retry_failed: bool = False,
+    seed: int = 0,
+) -> Pending:
+    """The matches of ``schedule`` that ``corpus`` still needs (see ``Pending``)."""
+    done = frozenset(
+        m.match_id
+        for m in schedule
+        if (status := corpus.status(m.match_id)) is not None
+        and (status in DECIDED_STATUSES or not retry_failed)
+    )
+    pending = [m for m in schedule if m.match_id not in done]
+    refusals = admit_programs(roster, pending, seed)
+    playable = [
+        m for m in pending if not any(m.game.token in refusals.get(n, {}) for n in m.players)
+    ]
+    return Pending(done, playable, len(pending) - len(playable), refusals)
+
+
 def player_rates(records: Sequence[tuple[Record, list[Record]]]) -> dict[str, dict[str, float]]:
     """Per player: moves, fallbacks, rethinks and their rates, and the calls, tokens (input,
     cached input, output), cost and latency of its moves, over the given matches."""
@@ -313,21 +350,8 @@ def run_tournament(
     schedule = tournament_schedule(roster, games, runs)
     order = [m.match_id for m in schedule]
     with Corpus(folder) as corpus:
-        done = {
-            m.match_id
-            for m in schedule
-            if (status := corpus.status(m.match_id)) is not None
-            and (status in DECIDED_STATUSES or not retry_failed)
-        }
-        pending = [m for m in schedule if m.match_id not in done]
-        not_admitted = admit_programs(roster, pending, seed)
-        admitted = [
-            m
-            for m in pending
-            if not any(m.game.token in not_admitted.get(n, {}) for n in (m.alice, m.bob))
-        ]
-        refused = len(pending) - len(admitted)
-        pending = admitted
+        todo = pending_matches(roster, schedule, corpus, retry_failed=retry_failed, seed=seed)
+        done, pending, refused, not_admitted = todo.done, todo.playable, todo.refused, todo.refusals
         budget.record_all(corpus.records[i][0] for i in order if i in corpus.records)
         cache = ResponseCache(corpus.cache_path, offline=offline)
         played = 0

@@ -39,13 +39,13 @@ from arena.secrets import environment_secrets, redacted_rows, scrub
 from arena.tournament.journal import CACHE, Corpus, write_journal_line
 from arena.tournament.lineup import build_lineup
 from arena.tournament.runner import (
-    admit_programs,
+    pending_matches,
     play_all,
     play_builtin_match,
     tournament_schedule,
 )
 from engines.gbg.rng import derive_seed
-from engines.tournament.records import DECIDED_STATUSES, Record
+from engines.tournament.records import Record
 from engines.tournament.schedule import Game, ScheduledMatch
 
 
@@ -243,17 +243,8 @@ def plan_shares(
         raise ValueError(f"steps must be at least 1, got {steps}")
     schedule = tournament_schedule(roster, games, runs)
     with Corpus(folder) as corpus:
-        done = {
-            m.match_id
-            for m in schedule
-            if (status := corpus.status(m.match_id)) is not None
-            and (status in DECIDED_STATUSES or not retry_failed)
-        }
-    pending = [m for m in schedule if m.match_id not in done]
-    refused = admit_programs(roster, pending, seed)
-    playable = [
-        m for m in pending if not any(m.game.token in refused.get(n, {}) for n in (m.alice, m.bob))
-    ]
+        todo = pending_matches(roster, schedule, corpus, retry_failed=retry_failed, seed=seed)
+    playable = todo.playable
     return [Share(k, steps, tuple(m.match_id for m in playable[k::steps])) for k in range(steps)]
 
 

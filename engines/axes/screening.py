@@ -40,10 +40,12 @@ from typing import Any
 import numpy as np
 
 from engines.axes.budgets import ScreeningBudget
-from engines.axes.menus import amount_of
+from engines.axes.keys import DealKeys, coarse_action
+from engines.axes.menus import amount_of, reduce_menu
 from engines.axes.play import (
     ACTION,
     CARD,
+    Chance,
     Policy,
     Stream,
     chip_lead,
@@ -53,14 +55,15 @@ from engines.axes.play import (
     play_out,
     play_traced,
     play_tree,
+    resolve_chance,
     stream_length,
 )
 from engines.axes.population import L0, strategy, strategy_seeds
 from engines.axes.worlds import replay_steps
-from engines.gbg.engine import CARD_EVENTS, PAIR_EVENTS, PUBLIC, State, new_deal
+from engines.gbg.batch_random import l0_rollouts
+from engines.gbg.engine import CARD_EVENTS, CHANCE, PAIR_EVENTS, PUBLIC, State, new_deal
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
-from engines.gbg.state import position_as_known
 from engines.tasks import InlinePool, TaskPool, TaskResult
 
 SCREENING_AXES = (
@@ -74,23 +77,19 @@ SCREENING_AXES = (
 MAX_AMOUNTS = 10**6  # screening plays over the full menu
 
 
-def _coarse_action(action: str) -> str:
-    parsed = amount_of(action)
-    return parsed[0] if parsed is not None else action
-
-
 _CARDISH = CARD_EVENTS | PAIR_EVENTS | {"show"}
 
 
 def coarse_state(state: State, seat: int) -> tuple[Any, ...]:
-    """The screening run's state of ``seat`` (see the module docstring)."""
+    """The screening run's state of ``seat`` (see the module docstring); the reference that
+    ``engines.axes.keys.DealKeys`` builds incrementally."""
     cardish = _CARDISH
     events = tuple(
         (kind, who) if kind in cardish else (kind, who, data)
         for vis, kind, who, data in state.events
         if vis in (PUBLIC, seat)
     )
-    own = tuple(_coarse_action(m.action) for m in state.history if m.seat == seat)[-3:]
+    own = tuple(coarse_action(m.action) for m in state.history if m.seat == seat)[-3:]
     return (
         state.phase_id,
         state.legal_actions(),
@@ -99,52 +98,6 @@ def coarse_state(state: State, seat: int) -> tuple[Any, ...]:
         events,
         tuple(sorted(state.known_positions(seat).items())),
     )
-
-
-class CoarseKeys:
-    """``coarse_state`` of one deal, built incrementally: each call names only the events and
-    moves added since the last one (equal to ``coarse_state``, which the tests check)."""
-
-    __slots__ = ("counts", "events", "moves", "own", "positions")
-
-    def __init__(self) -> None:
-        self.counts = [0, 0]
-        self.moves = [0, 0]
-        self.events: list[list[tuple[Any, ...]]] = [[], []]
-        self.own: list[list[str]] = [[], []]
-        self.positions: list[dict[str, str]] = [{}, {}]
-
-    def key(self, state: State, seat: int) -> tuple[Any, ...]:
-        events = state.events
-        done = self.counts[seat]
-        if done < len(events):
-            mine = self.events[seat]
-            known = self.positions[seat]
-            cardish = _CARDISH
-            for vis, kind, who, data in events[done:]:
-                if vis != PUBLIC and vis != seat:
-                    continue
-                mine.append((kind, who) if kind in cardish else (kind, who, data))
-                if kind == "position":  # as State.known_positions reads it
-                    name, holder = data
-                    known[name] = position_as_known(holder, seat, vis)
-            self.counts[seat] = len(events)
-        history = state.history
-        start = self.moves[seat]
-        if start < len(history):
-            own = self.own[seat]
-            for move in history[start:]:
-                if move.seat == seat:
-                    own.append(_coarse_action(move.action))
-            self.moves[seat] = len(history)
-        return (
-            state.phase_id,
-            state.legal_actions(),
-            len(state.hands[seat]),
-            tuple(self.own[seat][-3:]),
-            tuple(self.events[seat]),
-            tuple(sorted(self.positions[seat].items())),
-        )
 
 
 @lru_cache(maxsize=65_536)
@@ -162,7 +115,7 @@ def _random_play(
     leads: list[int] = []
     for k in range(deals):
         state = new_deal(spec, derive_seed(seed, 0x5C2, k), tree=False)
-        keys = CoarseKeys()
+        keys = DealKeys(coarse=True)
         choices = 0
         while state.current_player >= 0:
             seat = state.current_player
@@ -195,27 +148,95 @@ def _variance_share(groups: np.ndarray) -> float:
     return component / total if total > 0 else 0.0
 
 
+def _rotated(values: list[float], start: int) -> list[float]:
+    """``values`` read from ``start`` on, cyclically (what a ``Stream`` at ``start`` reads)."""
+    start %= len(values)
+    return values[start:] + values[:start]
+
+
+def _l0_leads(
+    spec: GameSpec,
+    starts: list[State],
+    futures: list[tuple[list[int], list[float], list[float]]],
+    jobs: list[tuple[int, str]],
+) -> list[int] | None:
+    """Alice's chip lead in each job's deal finished with both seats L0 over the full menu
+    (``batch_random.l0_rollouts``: ``play_out`` from the start, its action played first);
+    None when a deal needs the interpreter."""
+    if not jobs:
+        return []
+    returns = l0_rollouts(spec, starts, futures, jobs, MAX_AMOUNTS)
+    # Zero-sum: Bob's return is minus Alice's, so her lead is twice her return.
+    return None if returns is None else [2 * int(r) for r in returns.tolist()]
+
+
 def _information_sensitivity(
     spec: GameSpec, budget: ScreeningBudget, seed: int, interpreted: bool = False
 ) -> float:
     rng = np.random.default_rng(derive_seed(seed, 0x5C3))
     length = stream_length(spec)
-    leads = np.empty((budget.card_deals, budget.plays_per_card_deal))
-    for i in range(budget.card_deals):
+    plays = budget.plays_per_card_deal
+    draws = []
+    for _ in range(budget.card_deals):
         chance = draw_chance(spec, rng)
+        draws.append((chance, [rng.random(length).tolist() for _ in range(plays)]))
+    leads = np.empty((budget.card_deals, plays))
+    if not interpreted and _information_compiled(spec, draws, leads):
+        return _variance_share(leads)
+    for i, (chance, moves) in enumerate(draws):
         # The plays of one card order walk one fixed-chance tree (engines.gbg.batch).
         tree = fixed_chance_tree(new_deal(spec, explicit_chance=True), chance.rank, chance.aux)
-        for j in range(budget.plays_per_card_deal):
-            uniforms = rng.random(length).tolist()
+        for j, uniforms in enumerate(moves):
             if interpreted:  # the reference: interpret the play
                 state = new_deal(spec, explicit_chance=True)
-                moves = Stream(uniforms)
-                play_out(state, (L0, L0), chance.rank, chance.stream(), moves, MAX_AMOUNTS)
+                moves_j = Stream(uniforms)
+                play_out(state, (L0, L0), chance.rank, chance.stream(), moves_j, MAX_AMOUNTS)
                 leads[i, j] = chip_lead(state, 0)
                 continue
             end = play_tree(tree, tree.root, (L0, L0), uniforms, MAX_AMOUNTS)
             leads[i, j] = node_lead(end, 0)
     return _variance_share(leads)
+
+
+def _information_compiled(
+    spec: GameSpec, draws: list[tuple[Chance, list[list[float]]]], leads: np.ndarray
+) -> bool:
+    """Fill ``leads`` with the plays ``play_out`` would play, on the compiled loop: each card
+    order is interpreted to its first decision with two or more actions (chance and forced
+    moves draw no move uniform), the first move is chosen there, and the compiled loop plays
+    the rest of every play in one call.  False (``leads`` to be refilled) when a deal needs
+    the interpreter."""
+    starts: list[State] = []
+    futures: list[tuple[list[int], list[float], list[float]]] = []
+    jobs: list[tuple[int, str]] = []
+    cells: list[tuple[int, int]] = []
+    for i, (chance, moves) in enumerate(draws):
+        state = new_deal(spec, explicit_chance=True)
+        aux = chance.stream()
+        while True:
+            seat = state.current_player
+            if seat == CHANCE:
+                resolve_chance(state, chance.rank, aux)
+            elif seat >= 0 and len(state.legal_actions()) == 1:
+                state.apply(state.legal_actions()[0])
+            else:
+                break
+        if state.current_player < 0:  # no choice in this card order
+            leads[i, :] = chip_lead(state, 0)
+            continue
+        menu = reduce_menu(state.legal_actions(), MAX_AMOUNTS)
+        rest = _rotated(chance.aux, aux.index)
+        for j, uniforms in enumerate(moves):
+            starts.append(state)
+            futures.append((chance.rank, rest, _rotated(uniforms, 1)))
+            jobs.append((len(starts) - 1, L0.choose_blind(menu, uniforms[0])))
+            cells.append((i, j))
+    found = _l0_leads(spec, starts, futures, jobs)
+    if found is None:
+        return False
+    for (i, j), lead in zip(cells, found, strict=True):
+        leads[i, j] = lead
+    return True
 
 
 def _opponent_modelling(
@@ -302,7 +323,7 @@ def screening_axes(
     Information sensitivity and opponent modelling play many deals under one card order:
     they walk fixed-chance trees (``engines.gbg.batch``), the same deals move for move as
     interpreting them; the random-play count builds its coarse states incrementally
-    (``CoarseKeys``).  ``interpreted=True`` does neither (the reference)."""
+    (``engines.axes.keys.DealKeys``).  ``interpreted=True`` does neither (the reference)."""
     out = _random_play(spec, budget.random_deals, seed, interpreted)
     out["information_sensitivity"] = _information_sensitivity(spec, budget, seed, interpreted)
     out["opponent_modelling"] = _opponent_modelling(spec, budget, seed, interpreted)

@@ -469,9 +469,14 @@ def l0_rollouts(
     plays with ``[L0, L0]`` and that start's future (card order, chance stream, move stream):
     ``play_out(state, [L0, L0], order, Stream(chance), Stream(moves), max_amounts)``.
     Returns Alice's returns per job (the game is zero-sum), or None when a position or a
-    deal needs the interpreter."""
+    deal needs the interpreter.  A state listed as several starts (one position, several
+    futures) is loaded once."""
     t = tables(spec)
-    loaded = [load(spec, state) for state in starts]
+    by_state: dict[int, tuple[np.ndarray, ...] | None] = {}  # a start listed again loads once
+    for state in starts:
+        if id(state) not in by_state:
+            by_state[id(state)] = load(spec, state)
+    loaded = [by_state[id(state)] for state in starts]
     if not jobs or any(x is None for x in loaded):
         return None
     stacked = [np.stack([x[f] for x in loaded if x is not None]) for f in range(8)]

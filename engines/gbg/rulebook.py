@@ -305,10 +305,13 @@ def _metric(spec: GameSpec) -> list[str]:
             lines.append(f"- {rule.points:+d} points for a pair of {rule.rank}s (at most once).")
         else:
             lines.append(f"- {rule.points:+d} points for each {rule.rank}.")
-    if m.kind in ("rank_sum", "low_sum"):
+    if m.kind == "rank_sum":
+        lines.append("- Showdown points from options and positions are added to a player's score.")
+    elif m.kind == "low_sum":
+        # the engine subtracts them from the sum (engines/gbg/compiled.py: -sum + points)
         lines.append(
-            "- Showdown points from options and positions are added to a player's "
-            "score" + (" (and so count against it)." if m.kind == "low_sum" else ".")
+            "- Showdown points from options and positions are subtracted from a player's sum "
+            "(they help it, since the lower sum wins)."
         )
     else:
         lines.append(
@@ -825,14 +828,7 @@ def paper_rulebook(spec: GameSpec) -> str:
         out.extend(_example(p, spec))
         out.append(_edges(spec, i))
         out.extend(_example_edges(spec, i))
-    metric = _metric(spec)
-    if spec.showdown.metric.kind == "low_sum":
-        # The engine subtracts showdown points from a low sum (they help the holder).
-        metric[-1] = (
-            "- Showdown points from options and positions are subtracted from a player's sum "
-            "(they help it, since the lower sum wins)."
-        )
-    out += ["", "## Showdown", *metric, *_example_showdown(spec)]
+    out += ["", "## Showdown", *_metric(spec), *_example_showdown(spec)]
     out += [
         "",
         "## Settlement",

@@ -35,6 +35,8 @@ from typing import Any, Literal
 
 import pyspiel
 
+from engines.openspiel.text import NameCache
+
 PREFIX = "openspiel:"
 ADAPTER_VERSION = "1"
 OPEN_SPIEL_VERSION = metadata.version("open_spiel")
@@ -140,14 +142,20 @@ class OpenSpielSpec:
 
     @cached_property
     def fast_advance(self) -> bool:
-        """After a move only ``is_terminal`` needs asking: no chance, alternating players,
-        no move cap of ours."""
-        return self.alternates and not self.has_chance and self.move_cap is None
+        """After a move only ``is_terminal`` (and the move cap) need asking: no chance,
+        alternating players."""
+        return self.alternates and not self.has_chance
 
     @cached_property
-    def name_cache(self) -> dict[int, dict[int, str]]:
+    def name_cache(self) -> NameCache:
         """Move names by seat and action id, for the families where those fix the name."""
-        return {}
+        return NameCache()
+
+    @property
+    def engine_version(self) -> str:
+        """What a match of this game records as its ``engine_version``: the adapter's version
+        and OpenSpiel's (a generated game records ``engines.gbg.ENGINE_VERSION``)."""
+        return f"openspiel-adapter-{ADAPTER_VERSION}/open_spiel-{OPEN_SPIEL_VERSION}"
 
     @property
     def name(self) -> str:

@@ -18,11 +18,19 @@ adjudicated ``spec.adjudication`` (a draw), and ``adjudicated`` records why.
 from __future__ import annotations
 
 import random
+from operator import itemgetter
 from typing import Any
 
 from engines.gbg.rng import derive_seed
 from engines.openspiel.spec import OpenSpielSpec
-from engines.openspiel.text import ROUNDS, action_names, poker_fields, poker_spent, turn_prompt
+from engines.openspiel.text import (
+    CACHED_FAMILIES,
+    ROUNDS,
+    action_names,
+    poker_fields,
+    poker_spent,
+    turn_prompt,
+)
 
 CHANCE_SALT = 0x05C4A7CE
 TERMINAL = -4
@@ -45,6 +53,10 @@ class OpenSpielState:
         self._family = spec.family
         self._names_by_id = spec.name_cache
         self._fast = spec.fast_advance
+        self._cap = spec.move_cap
+        cached = self._family in CACHED_FAMILIES
+        self._known = self._names_by_id.names if cached else None
+        self._knights = self._names_by_id.knight_ids if self._family == "chess" else None
         self._advance()
 
     # -- chance and the cap -------------------------------------------------------------------
@@ -89,21 +101,38 @@ class OpenSpielState:
     def is_terminal(self) -> bool:
         return self.current_player == TERMINAL
 
-    def _names(self) -> tuple[tuple[str, ...], list[int]]:
-        menu = self._menu
-        if menu is None:
-            seat = self._player
-            if seat < 0:
-                menu = ((), [])
-            else:
-                ps = self.ps
-                ids = ps.legal_actions()
-                menu = (tuple(action_names(self._family, ps, seat, ids, self._names_by_id)), ids)
-            self._menu = menu
-        return menu
-
     def legal_actions(self) -> tuple[str, ...]:
-        return self._names()[0]
+        menu = self._menu
+        if menu is not None:
+            return menu[0]
+        seat = self._player
+        if seat < 0:
+            self._menu = ((), [])
+            return ()
+        ids = self.ps.legal_actions()
+        names = None
+        # The common case of ``action_names``, inlined (the adapter's speed, issue 18): every
+        # name cached, and in chess no promotion in the menu (no knight promotion's id).
+        if self._known is not None and len(ids) > 1:
+            try:
+                names = itemgetter(*ids)(self._known[seat])
+            except KeyError:  # a move not named yet
+                names = None
+            else:
+                knights = self._knights
+                if knights is not None and not knights[seat].isdisjoint(ids):
+                    names = self._names_by_id.promote(seat, ids, names)
+        if names is None:
+            names = action_names(self._family, self.ps, seat, ids, self._names_by_id)
+        self._menu = (names, ids)
+        return names
+
+    def _names(self) -> tuple[tuple[str, ...], list[int]]:
+        """(the menu's names, their OpenSpiel action ids), computed once per position."""
+        if self._menu is None:
+            self.legal_actions()
+        assert self._menu is not None
+        return self._menu
 
     def action_ids(self) -> list[int]:
         """OpenSpiel's action ids, in the order of ``legal_actions()``."""
@@ -128,9 +157,15 @@ class OpenSpielState:
         self.ps.apply_action(action)
         self.moves.append((seat, name))
         self.action_history.append(action)
-        if self._fast:  # no chance, players alternate, no cap of ours
+        if self._fast:  # no chance, players alternate
             self._menu = None
-            self._player = TERMINAL if self.ps.is_terminal() else 1 - seat
+            if self.ps.is_terminal():
+                self._player = TERMINAL
+            elif self._cap is not None and len(self.moves) >= self._cap:
+                self.adjudicated = f"{self.spec.adjudication} at the move cap ({self._cap} moves)"
+                self._player = TERMINAL
+            else:
+                self._player = 1 - seat
             return
         self._advance()
 

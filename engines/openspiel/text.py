@@ -22,6 +22,7 @@ unique within a menu:
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from typing import Any
 
 from engines.agents.parser import parse_reply
@@ -173,10 +174,13 @@ def poker_spent(ps: Any) -> tuple[int, int]:
     return (stacks[0] - money[0], stacks[1] - money[1])
 
 
-def _chess_uci(ps: Any, action: int) -> str:
+def _chess_uci(ps: Any, actions: list[int]) -> list[str]:
+    """The UCI names of ``actions`` (the board copied out of the state once)."""
     import pyspiel
 
-    return str(pyspiel.chess.action_to_move(action, ps.board()).to_lan())
+    board = ps.board()
+    to_move = pyspiel.chess.action_to_move
+    return [str(to_move(a, board).to_lan()) for a in actions]
 
 
 # Families whose move name depends only on (seat, action id), not on the position: the names
@@ -191,7 +195,7 @@ def fresh_names(family: str, ps: Any, seat: int, actions: list[int]) -> list[str
     if family == "connect_four":
         return [chr(ord("a") + a) for a in actions]
     if family == "chess":
-        return [_chess_uci(ps, a) for a in actions]
+        return _chess_uci(ps, actions)
     raw = [ps.action_to_string(seat, a) for a in actions]
     if family == "go":
         return [r.split()[-1].lower() for r in raw]
@@ -202,47 +206,83 @@ def fresh_names(family: str, ps: Any, seat: int, actions: list[int]) -> list[str
     return raw
 
 
+class NameCache:
+    """Move names by seat and action id (``names``), for the families where those fix the name
+    (``CACHED_FAMILIES``), with what chess needs to name its promotions (``action_names``).
+
+    Chess: ``last[seat]`` maps the four-letter name of each move to the last rank from the one
+    before (``a7a8``) to its action id, and ``knights[seat]`` maps the id of each promotion to
+    a knight to its move's four-letter name (``knight_ids[seat]``: the same ids, as a set).  A
+    menu holds a promotion to a knight exactly when a pawn of the side to move can promote."""
+
+    __slots__ = ("knight_ids", "knights", "last", "names")
+
+    def __init__(self) -> None:
+        self.names: tuple[dict[int, str], dict[int, str]] = ({}, {})
+        self.last: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        self.knights: tuple[dict[int, str], dict[int, str]] = ({}, {})
+        self.knight_ids: tuple[set[int], set[int]] = (set(), set())
+
+    def learn_chess(self, seat: int, actions: list[int], fresh: list[str]) -> list[str]:
+        """Record freshly computed chess names; the names to cache (a queen promotion's
+        without its ``q``, the name of a piece's move under the same id)."""
+        last, knights = self.last[seat], self.knights[seat]
+        out = []
+        for a, n in zip(actions, fresh, strict=True):
+            if len(n) == 5:
+                if n[4] == "n":
+                    knights[a] = n[:4]
+                    self.knight_ids[seat].add(a)
+                if n[4] == "q":
+                    n = n[:4]
+            if _last_rank(n, seat):
+                last[n] = a
+            out.append(n)
+        return out
+
+    def promote(self, seat: int, actions: list[int], names: tuple[str, ...]) -> tuple[str, ...]:
+        """``names`` with a ``q`` on each queen promotion: the move of each promotion to a
+        knight in ``actions`` (queen and knight promotions are legal together)."""
+        knights = self.knights[seat]
+        if self.knight_ids[seat].isdisjoint(actions):
+            return names
+        last = self.last[seat]
+        out = list(names)
+        for kid in self.knight_ids[seat].intersection(actions):
+            four = knights[kid]
+            out[actions.index(last[four])] = four + "q"
+        return tuple(out)
+
+
 def action_names(
-    family: str, ps: Any, seat: int, actions: list[int], cache: dict[int, dict[int, str]]
-) -> list[str]:
-    """The names of ``actions`` (module docstring), through ``cache`` (seat -> action id ->
-    name) where names depend only on the seat and the action id.
+    family: str, ps: Any, seat: int, actions: list[int], cache: NameCache
+) -> tuple[str, ...]:
+    """The names of ``actions`` (module docstring), through ``cache`` where names depend only
+    on the seat and the action id.
 
     Chess almost qualifies: an action id fixes the from- and to-squares, but a move to the last
     rank from the one before is a pawn's promotion to a queen (``a7a8q``) or a piece's move
     (``a7a8``) under one id.  The cache keeps the piece's name, and such a move gets its ``q``
-    when the position has a pawn of the side to move on its from-square."""
+    when the same menu holds the promotion to a knight of that move (a distinct id, legal
+    exactly when the pawn's promotion to a queen is: ``NameCache.promote``)."""
     if family not in CACHED_FAMILIES:
-        return unique(fresh_names(family, ps, seat, actions), actions)
-    known = cache.get(seat)
-    if known is None:
-        known = cache[seat] = {}
+        return tuple(unique(fresh_names(family, ps, seat, actions), actions))
+    known = cache.names[seat]
+    if len(actions) == 1:  # (itemgetter of one key gives the value, not a tuple)
+        actions = [*actions, *actions]
+        return action_names(family, ps, seat, actions, cache)[:1]
+    pick = itemgetter(*actions)  # the fastest lookup of many keys at once
     try:
-        names = list(map(known.__getitem__, actions))
+        names: tuple[str, ...] = pick(known)
     except KeyError:
         missing = [a for a in actions if a not in known]
         fresh = fresh_names(family, ps, seat, missing)
-        if family == "chess":  # the piece's name: the queen promotion's without its q
-            fresh = [n[:4] if len(n) == 5 and n[4] == "q" else n for n in fresh]
-            cache.setdefault(-1 - seat, {}).update(
-                (a, n) for a, n in zip(missing, fresh, strict=True) if _last_rank(n, seat)
-            )
+        if family == "chess":
+            fresh = cache.learn_chess(seat, missing, fresh)
         known.update(zip(missing, fresh, strict=True))
-        names = list(map(known.__getitem__, actions))
+        names = pick(known)
     if family == "chess":
-        last = cache.get(-1 - seat)
-        if last and not last.keys().isdisjoint(actions):  # a pawn may be about to promote
-            rows = str(ps).split(" ", 1)[0].split("/")  # FEN: rank 8 first
-            # The mover's piece stands on the from-square: a promotion if it is a white pawn
-            # on rank 7 or a black one on rank 2.
-            pawns = {
-                "7": "".join("." * int(c) if c.isdigit() else c for c in rows[1]).replace("p", "."),
-                "2": "".join("." * int(c) if c.isdigit() else c for c in rows[6]).replace("P", "."),
-            }
-            names = [
-                n + "q" if a in last and pawns[n[1]][ord(n[0]) - 97] in "Pp" else n
-                for a, n in zip(actions, names, strict=True)
-            ]
+        names = cache.promote(seat, actions, names)
     return names
 
 

@@ -27,7 +27,7 @@ from engines.agents.base import (
     Player,
     PlayerStopped,
 )
-from engines.gbg.engine import ENGINE_VERSION, new_deal
+from engines.gbg.engine import new_deal
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import SEATS, GameSpec
 from engines.tournament.records import Record
@@ -102,7 +102,7 @@ def match_record(
         "game": m.game.token,
         "game_seed": m.game.game_seed,
         "spec_hash": m.game.spec.spec_hash,
-        "engine_version": ENGINE_VERSION,
+        "engine_version": m.game.engine_version,
         "block": m.block,
         "run_id": m.run_id,
         "run_index": m.run_index,

@@ -52,6 +52,14 @@ class Game:
             raise ValueError(f"{self.token!r} is an OpenSpiel game; this takes generated games")
         return self.spec
 
+    @property
+    def engine_version(self) -> str:
+        """The version of what plays the game: the generated-game engine's, or for an
+        OpenSpiel game the adapter's with OpenSpiel's (``OpenSpielSpec.engine_version``)."""
+        if isinstance(self.spec, OpenSpielSpec):
+            return self.spec.engine_version
+        return ENGINE_VERSION
+
 
 def preset_game_seed(spec: GameSpec | OpenSpielSpec) -> int:
     """The ``game_seed`` of a game without a generator seed (see the module docstring)."""
@@ -98,7 +106,7 @@ def run_id(
 ) -> str:
     """The id of a run; ``first``/``second`` are (name, fingerprint)."""
     key = json.dumps(
-        [game.game_seed, game.spec.spec_hash, ENGINE_VERSION, block, first, second, run],
+        [game.game_seed, game.spec.spec_hash, game.engine_version, block, first, second, run],
         separators=(",", ":"),
     )
     return "run-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]

@@ -15,68 +15,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 from urllib.parse import urlsplit
 
-HOST = "127.0.0.1"
+from tests.doubles.loopback import HOST, LoopbackServer
 
 
-class HttpProxy:
+class HttpProxy(LoopbackServer):
+    name = "http-proxy"
+
     def __init__(self) -> None:
+        super().__init__()
         self.seen: list[tuple[str, str]] = []
-        self.port = 0
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: asyncio.base_events.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
 
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.port}"
 
-    def start(self) -> HttpProxy:
-        self._thread = threading.Thread(target=self._run, name="http-proxy", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise RuntimeError("proxy did not start")
-        return self
-
-    def stop(self) -> None:
-        loop = self._loop
-        if loop is not None and loop.is_running():
-            asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(10)
-            loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            self._thread.join(10)
-
-    def __enter__(self) -> HttpProxy:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    async def _shutdown(self) -> None:
-        assert self._server is not None
-        self._server.close()
-        current = asyncio.current_task()
-        tasks = [t for t in asyncio.all_tasks() if t is not current]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-    def _run(self) -> None:
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        asyncio.set_event_loop(loop)
-        self._server = loop.run_until_complete(asyncio.start_server(self._handle, HOST, 0))
-        self.port = self._server.sockets[0].getsockname()[1]
-        self._ready.set()
-        try:
-            loop.run_forever()
-        finally:
-            loop.close()
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         upstream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
         try:
             while True:

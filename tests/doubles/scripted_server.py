@@ -23,12 +23,12 @@ import re
 import socket
 import struct
 import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-HOST = "127.0.0.1"
+from tests.doubles.loopback import HOST, LoopbackServer
+
 _MENU = re.compile(r"Legal actions: (\[.*\])")
 
 
@@ -112,69 +112,22 @@ _REASONS = {
 }
 
 
-class ScriptedServer:
+class ScriptedServer(LoopbackServer):
     """The server (see the module docstring); ``requests`` records what it received."""
 
+    name = "scripted-server"
+    backlog = 1024
+
     def __init__(self, script: Script = first_legal, delay_s: float = 0.0) -> None:
+        super().__init__()
         self.script = script
         self.delay_s = delay_s
         self.requests: list[Request] = []
-        self.port = 0
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: asyncio.base_events.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
         self._count = 0
 
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.port}/v1"
-
-    def start(self) -> ScriptedServer:
-        self._thread = threading.Thread(target=self._run, name="scripted-server", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise RuntimeError("scripted server did not start")
-        return self
-
-    def stop(self) -> None:
-        loop = self._loop
-        if loop is not None and self._server is not None and loop.is_running():
-            done = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
-            done.result(10)
-            loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            self._thread.join(10)
-
-    async def _shutdown(self) -> None:
-        """Close the listener and every open connection's handler before the loop stops."""
-        assert self._server is not None
-        self._server.close()
-        current = asyncio.current_task()
-        handlers = [t for t in asyncio.all_tasks() if t is not current]
-        for task in handlers:
-            task.cancel()
-        await asyncio.gather(*handlers, return_exceptions=True)
-
-    def __enter__(self) -> ScriptedServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def _run(self) -> None:
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        asyncio.set_event_loop(loop)
-        self._server = loop.run_until_complete(
-            asyncio.start_server(self.handle, HOST, 0, backlog=1024)
-        )
-        self.port = self._server.sockets[0].getsockname()[1]
-        self._ready.set()
-        try:
-            loop.run_forever()
-        finally:
-            loop.close()
 
     async def serve_forever(self, port: int = 0) -> None:
         """Serve in the current event loop (the process entry point)."""

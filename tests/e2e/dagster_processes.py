@@ -32,6 +32,7 @@ import httpx
 
 from assets.roster import DEMO_ROSTER
 from pipelines.automation import AUTOMATION_TAGS, INTERVAL_ENV_VAR, REFRESH_TAG, ROOT_ASSETS
+from tests.e2e.chromium import HEADLESS_FLAGS
 from tests.support import REPO_ROOT
 
 LOCATION = "genstrat"
@@ -297,6 +298,14 @@ def deployment(
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def chromium_path() -> str:
+    if CHROMIUM is None:
+        raise AssertionError("chromium is not installed: run 'make install' (it installs it)")
+    return CHROMIUM
+
+
 SCREENSHOT_SIZE = (1600, 1000)
 
 
@@ -304,23 +313,12 @@ def screenshot(
     url: str, shot: Path, profile: Path, size: tuple[int, int] = SCREENSHOT_SIZE
 ) -> Path:
     """A headless Chromium screenshot of ``url`` (a window of ``size``) into ``shot``."""
-    if CHROMIUM is None:
-        raise AssertionError("chromium is not installed: run 'make install' (it installs it)")
     width, height = size
     subprocess.run(
         [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
+            chromium_path(),
+            *HEADLESS_FLAGS,
             f"--user-data-dir={profile}",
-            "--hide-scrollbars",
             f"--window-size={width},{height}",
             "--virtual-time-budget=20000",
             f"--screenshot={shot}",
@@ -434,7 +432,7 @@ query($filter: RunsFilter) {
   runsOrError(filter: $filter) {
     ... on Runs {
       results {
-        runId status creationTime endTime runConfigYaml
+        runId status creationTime startTime endTime runConfigYaml
         tags { key value }
         assetSelection { path }
         assetCheckSelection { name assetKey { path } }
@@ -497,6 +495,7 @@ class Run:
     run_id: str
     status: str
     created: float
+    started: float | None
     ended: float | None
     tags: dict[str, str]
     assets: tuple[str, ...]
@@ -517,11 +516,25 @@ class Run:
         return f"{self.run_id[:8]} {self.status:<9} {what[:60]} {partition} {self.refresh}"
 
 
+def timeline(runs: list[Run]) -> str:
+    """When each run of a refresh was created, started and ended, in seconds from the first
+    one's creation (the queue's wait is start - created): where a refresh spends its time."""
+    if not runs:
+        return "no runs"
+    zero = runs[0].created
+
+    def at(moment: float | None) -> str:
+        return "     -" if moment is None else f"{moment - zero:6.1f}"
+
+    return "\n".join(f"  {at(r.created)} {at(r.started)} {at(r.ended)}  {r.line()}" for r in runs)
+
+
 def parse_run(node: dict[str, Any]) -> Run:
     return Run(
         run_id=node["runId"],
         status=node["status"],
         created=node["creationTime"],
+        started=node["startTime"],
         ended=node["endTime"],
         tags={t["key"]: t["value"] for t in node["tags"]},
         assets=tuple("/".join(a["path"]) for a in node["assetSelection"] or []),

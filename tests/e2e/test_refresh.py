@@ -49,18 +49,21 @@ from assets.run_profiles import get_profile
 from engines.stats.analysis import MIN_PROFILE_GAMES
 from engines.tournament.records import WALL_CLOCK_COLUMNS
 from pipelines.automation import REFRESH_TAG
+from tests.e2e.chromium import browser
 from tests.e2e.dagster_processes import (
     LEFT_OUT,
     ROOT_ASSETS,
     Deployment,
     Driver,
     Run,
+    chromium_path,
     deployment,
     embedded_png,
     fast_automation,
     png_colours,
     scratch_folder,
     screenshot,
+    timeline,
 )
 from tests.support import REPO_ROOT
 
@@ -70,6 +73,17 @@ PROFILE = "tiny"
 # A refresh takes minutes on a quiet machine; ten times that on two cores shared with others.
 REFRESH_TIMEOUT_S = 2400
 SCREENSHOTS_ENV_VAR = "GENSTRAT_SCREENSHOTS"
+PAGE_SIZE = (1600, 1400)
+# The asset page has rendered its column schema (the "Columns" section lists ``ci_high``).
+SHOWS_COLUMN_SCHEMA = (
+    "document.body.innerText.includes('Columns') && document.body.innerText.includes('ci_high')"
+)
+# The data-URL images the page has drawn (loaded and decoded), as [width, height] pairs.
+DRAWN_PLOTS = (
+    "(() => { const drawn = [...document.querySelectorAll('img')].filter(i => "
+    "i.src.startsWith('data:image/png') && i.complete && i.naturalWidth > 0); "
+    "return drawn.length > 0 && drawn.map(i => [i.naturalWidth, i.naturalHeight]); })()"
+)
 
 # Every asset of pipelines/definitions.py that publishes numbers (all of them: a table of games,
 # players, matches, scores or statistics, or the release that bundles them). Listed, not read
@@ -202,8 +216,8 @@ def ui_refresh(driver: Driver) -> Refresh:
     root_run = driver.materialize(ROOT_ASSETS)
     release_id, _ = driver.wait_for_refresh(set(), REFRESH_TIMEOUT_S)
     seconds = time.monotonic() - started
-    print(f"UI refresh: release {release_id} in {seconds:.0f} s", flush=True)
     runs = driver.runs()
+    print(f"UI refresh: release {release_id} in {seconds:.0f} s\n{timeline(runs)}", flush=True)
     assert runs[0].run_id == root_run
     return Refresh(release_id, runs, seconds)
 
@@ -330,16 +344,17 @@ def test_the_leaderboard_page_shows_its_columns_a_plot_and_every_publisher_has_a
         checks = driver.asset_page(asset)["assetChecksOrError"]["checks"]
         assert checks, f"{asset} publishes numbers and has no asset check"
 
-    # a window tall enough for the metadata below the columns (its tables and the plot)
-    tall = (1600, 2800)
-    shot = screenshot(
-        f"{deployed.url}/assets/leaderboards",
-        tmp_path / "leaderboards.png",
-        tmp_path / "chrome",
-        size=tall,
-    )
-    size, colours = png_colours(shot)
-    assert size == tall and colours > 200
+    # The page as a user sees it: the columns, and the plot behind its "[Show Markdown]" button
+    # (Dagster shows a Markdown entry in a dialog), drawn by the browser at its own size.
+    with browser(chromium_path(), tmp_path / "chromium", PAGE_SIZE) as tab:
+        tab.goto(f"{deployed.url}/assets/leaderboards")
+        tab.wait_for(SHOWS_COLUMN_SCHEMA, "the column schema")
+        tab.click_text("[Show Markdown]")  # the first one: plot_leaderboard
+        drawn = tab.wait_for(DRAWN_PLOTS, "the leaderboard's plot drawn")
+        shot = tab.screenshot(tmp_path / "leaderboards.png")
+    assert [tuple(s) for s in drawn] == [size]  # the plot of the metadata, drawn whole
+    shot_size, colours = png_colours(shot)
+    assert shot_size == PAGE_SIZE and colours > 200
     keep_screenshot(shot)
 
 
@@ -400,8 +415,8 @@ def nightly(
     (root_run,) = driver.fire_schedule("nightly_refresh")
     release_id, _ = driver.wait_for_refresh(driver.releases(), REFRESH_TIMEOUT_S)
     seconds = time.monotonic() - started
-    print(f"nightly refresh: release {release_id} in {seconds:.0f} s", flush=True)
     runs = [run for run in driver.runs() if run.run_id not in known]
+    print(f"nightly refresh: release {release_id} in {seconds:.0f} s\n{timeline(runs)}", flush=True)
     assert runs[0].run_id == root_run
     return Refresh(release_id, runs, seconds), added, before
 
@@ -441,9 +456,10 @@ def test_a_new_player_plays_only_its_matches_and_a_new_release_follows(
     started = time.monotonic()
     driver.start_sensor("roster_sensor")
     release_id, _ = driver.wait_for_refresh(driver.releases(), REFRESH_TIMEOUT_S)
-    print(f"roster refresh: release {release_id} in {time.monotonic() - started:.0f} s")
-
     runs = [run for run in driver.runs() if run.run_id not in known]
+    seconds = time.monotonic() - started
+    print(f"roster refresh: release {release_id} in {seconds:.0f} s\n{timeline(runs)}")
+
     root, *followers = runs
     assert root.assets == ("roster",) and root.tags["dagster/sensor_name"] == "roster_sensor"
     assert str(deployed.roster) in root.run_config_yaml

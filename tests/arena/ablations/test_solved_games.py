@@ -53,3 +53,12 @@ def test_a_benchmark_token_keeps_its_stored_spec() -> None:
     assert game.generated.spec_hash == paper.spec_hash
     (plain,) = _resolve(("5",), {})
     assert plain.generated.spec_hash != paper.spec_hash
+
+
+def test_the_paper_profile_solves_five_and_the_demo_dump_is_unchanged() -> None:
+    from assets.run_profiles import get_profile
+
+    assert get_profile("paper").ablation_solved_games == 5
+    assert get_profile("paper").model_dump()["ablation_solved_games"] == 5
+    # Zero is left out of the dump, so the demo's recorded profile is what it was.
+    assert "ablation_solved_games" not in get_profile("demo").model_dump()

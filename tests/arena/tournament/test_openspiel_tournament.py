@@ -1,9 +1,10 @@
 """A tournament of reference engines on OpenSpiel games (issue 18): random, MCTS and Stockfish at
-two node limits on chess, Go 9x9, connect four and heads-up no-limit hold'em, paired seats.
+two skill levels on chess, Go 9x9, connect four and heads-up no-limit hold'em, paired seats.
 
 Stockfish plays chess only, so the schedule leaves it out of the other games; everything is
-seeded (MCTS from the seat's generator, Stockfish by node limit with one thread and a cleared
-hash), so the corpus, and the order it gives, is the same on every run.
+seeded (MCTS and Stockfish's skill weakening from the seat's generator, Stockfish's search by
+node and depth limits with one thread and a cleared hash), so the corpus, and the order it
+gives, is the same on every run.
 """
 
 from __future__ import annotations
@@ -44,8 +45,19 @@ GAMES = [
 PLAYERS = [
     {"name": "random", "kind": "builtin", "agent": "random"},
     {"name": "mcts", "kind": "builtin", "agent": "mcts", "params": {"simulations": 40}},
-    {"name": "stockfish-n1", "kind": "builtin", "agent": "stockfish", "params": {"nodes": 1}},
-    {"name": "stockfish-n400", "kind": "builtin", "agent": "stockfish", "params": {"nodes": 400}},
+    # Two skill levels, each a documented (skill, nodes) pair (arena/reference_engines/).
+    {
+        "name": "stockfish-s0",
+        "kind": "builtin",
+        "agent": "stockfish",
+        "params": {"skill": 0, "nodes": 1000},
+    },
+    {
+        "name": "stockfish-s8",
+        "kind": "builtin",
+        "agent": "stockfish",
+        "params": {"skill": 8, "nodes": 1000},
+    },
 ]
 
 
@@ -76,9 +88,9 @@ def test_the_fingerprint_holds_each_engine_version_and_setting() -> None:
     roster = parse_roster({"players": PLAYERS})
     prints = {p["name"]: roster.fingerprint(str(p["name"])) for p in PLAYERS}
     assert len(set(prints.values())) == 4
-    behaviour = roster.player("stockfish-n400").behaviour()  # type: ignore[call-arg]
-    assert behaviour["version"] == "stockfish-15.1/uci-nodes-1"
-    assert behaviour["params"] == {"nodes": 400}
+    behaviour = roster.player("stockfish-s8").behaviour()  # type: ignore[call-arg]
+    assert behaviour["version"] == "stockfish-15.1/uci-nodes-1/skill-pick-1"
+    assert behaviour["params"] == {"skill": 8, "nodes": 1000}
     assert roster.player("mcts").behaviour()["version"].startswith("mcts-1/open_spiel-2.0.2")  # type: ignore[call-arg]
     assert "version" not in roster.player("random").behaviour()  # type: ignore[call-arg]
 
@@ -101,12 +113,18 @@ def test_runs_are_paired_and_the_corpus_zero_sum(corpus: tuple[pd.DataFrame, pd.
     assert poker["alice_chip_delta"].abs().max() <= 200  # stacks of 200 chips
 
 
-def test_the_chess_leaderboard_orders_stockfish_over_mcts_over_random(
+def test_the_chess_leaderboard_orders_the_skill_levels_over_mcts_over_random(
     corpus: tuple[pd.DataFrame, pd.DataFrame],
 ) -> None:
     matches, _ = corpus
     chess = matches[matches["game"] == "openspiel:chess"]
     board = overall_leaderboard(chess, np.random.default_rng(0), n_boot=200)
     alpha = dict(zip(board["model"], board["alpha"], strict=True))
-    assert min(alpha["stockfish-n1"], alpha["stockfish-n400"]) > alpha["mcts"] > alpha["random"]
+    assert alpha["stockfish-s8"] > alpha["stockfish-s0"] > alpha["mcts"] > alpha["random"]
+    # the stronger level wins both deals of both runs against the weaker
+    levels = chess[chess["alice"].str.startswith("stockfish") & chess["bob"].str.startswith("s")]
+    wins = np.where(
+        levels["alice"] == "stockfish-s8", levels["margin_alice"], -levels["margin_alice"]
+    )
+    assert len(levels) == 2 * RUNS and (wins > 0).all()
     print(json.dumps({k: round(v, 3) for k, v in alpha.items()}))

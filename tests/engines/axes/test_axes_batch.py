@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engines.axes.budgets import axis_budget, screening_budget
 from engines.axes.compute import compute_axes
 from engines.axes.decisions import decision_distribution
+from engines.axes.keys import DealKeys
 from engines.axes.play import (
     Stream,
     chip_lead,
@@ -31,11 +34,16 @@ from engines.axes.population import (
     strategy_seeds,
 )
 from engines.axes.replay import action_values
-from engines.axes.screening import CoarseKeys, coarse_state, screening_axes
-from engines.axes.state_space import AbstractKeys, state_space
+from engines.axes.screening import (
+    MAX_AMOUNTS,
+    _information_compiled,
+    coarse_state,
+    screening_axes,
+)
+from engines.axes.state_space import state_space
 from engines.gbg import presets
 from engines.gbg.engine import new_deal
-from engines.gbg.generator import generate
+from engines.gbg.generator import GenerationConfig, generate
 from engines.gbg.spec import GameSpec
 
 GAMES = {
@@ -105,6 +113,37 @@ def test_screening_axes_equal_the_interpreted_axes(name: str) -> None:
     assert memo == screening_axes(GAMES[name], budget, 17, interpreted=True)
 
 
+def _compiled_plays_equal_play_out(spec: GameSpec, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    length = stream_length(spec)
+    draws = [
+        (draw_chance(spec, rng), [rng.random(length).tolist() for _ in range(3)]) for _ in range(8)
+    ]
+    leads = np.full((8, 3), np.nan)
+    assert _information_compiled(spec, draws, leads)  # the compiled loop played them all
+    for i, (chance, moves) in enumerate(draws):
+        for j, uniforms in enumerate(moves):
+            state = new_deal(spec, explicit_chance=True)
+            play_out(state, (L0, L0), chance.rank, chance.stream(), Stream(uniforms), MAX_AMOUNTS)
+            assert leads[i, j] == chip_lead(state, 0)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_information_sensitivity_plays_are_play_out_deal_for_deal(name: str) -> None:
+    """The screening's information-sensitivity plays, on the compiled loop (the first move
+    chosen in Python, the rest in one call), are ``play_out``'s deals: the same chip lead."""
+    _compiled_plays_equal_play_out(GAMES[name], 23)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(min_value=0, max_value=2**40),
+    complexity=st.floats(min_value=0.5, max_value=4.0, allow_nan=False),
+)
+def test_information_sensitivity_plays_of_generated_games(seed: int, complexity: float) -> None:
+    _compiled_plays_equal_play_out(generate(seed, GenerationConfig(complexity=complexity)), seed)
+
+
 # The five axes at the quick budget (seed 0), as the interpreter-only code computed them at
 # commit ba42d6f (before the fixed-chance trees); JSON round-trips floats exactly.
 PUBLISHED = {
@@ -132,34 +171,22 @@ def test_the_five_axes_are_the_published_figures(name: str) -> None:
     assert report.to_dict()["axes"] == PUBLISHED[name]
 
 
+@pytest.mark.parametrize("coarse", [True, False], ids=["coarse", "abstract"])
 @pytest.mark.parametrize("name", sorted(GAMES))
-def test_incremental_coarse_keys_equal_coarse_state(name: str) -> None:
+def test_incremental_keys_equal_the_states(name: str, coarse: bool) -> None:
+    """Every key equals the reference state (``coarse_state`` or ``State.abstract_state``),
+    for the mover and, at random times, the other seat."""
     spec = GAMES[name]
-    rng = np.random.default_rng(4)
+    rng = np.random.default_rng(8 if coarse else 4)
     for deal in range(40):
         state = new_deal(spec, deal, tree=False)
-        keys = CoarseKeys()
+        keys = DealKeys(coarse)
         while state.current_player >= 0:
             seat = state.current_player
-            assert keys.key(state, seat) == coarse_state(state, seat)
-            if rng.random() < 0.5:  # the other seat's key, asked at any time, too
-                assert keys.key(state, 1 - seat) == coarse_state(state, 1 - seat)
-            menu = state.legal_actions()
-            state.apply(menu[int(rng.integers(len(menu)))])
-
-
-@pytest.mark.parametrize("name", sorted(GAMES))
-def test_incremental_abstract_keys_equal_abstract_state(name: str) -> None:
-    spec = GAMES[name]
-    rng = np.random.default_rng(8)
-    for deal in range(40):
-        state = new_deal(spec, deal, tree=False)
-        keys = AbstractKeys()
-        while state.current_player >= 0:
-            seat = state.current_player
-            assert keys.key(state, seat) == state.abstract_state(seat)
-            if rng.random() < 0.5:  # the other seat's key, asked at any time, too
-                assert keys.key(state, 1 - seat) == state.abstract_state(1 - seat)
+            seats = (seat, 1 - seat) if rng.random() < 0.5 else (seat,)
+            for s in seats:
+                expected = coarse_state(state, s) if coarse else state.abstract_state(s)
+                assert keys.key(state, s) == expected
             menu = state.legal_actions()
             state.apply(menu[int(rng.integers(len(menu)))])
 

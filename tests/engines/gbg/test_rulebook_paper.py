@@ -45,12 +45,13 @@ def test_every_decision_phase_has_a_worked_example(spec) -> None:  # type: ignor
     assert len(text) > len(rulebook(spec))
 
 
-def test_low_sum_points_are_stated_as_the_engine_scores_them() -> None:
+@pytest.mark.parametrize("style", ["paper", "compact"])
+def test_low_sum_points_are_stated_as_the_engine_scores_them(style: str) -> None:
     # compiled.metric_key: a low sum's key is -(sum) + points, so points help the holder.
     for seed in range(200):
         spec = generate(seed, PAPER_CONFIG)
         if spec.showdown.metric.kind == "low_sum":
-            text = rulebook(spec, style="paper")
+            text = rulebook(spec, style=style)  # type: ignore[arg-type]
             assert "are subtracted from a player's sum" in text
             assert "count against it" not in text
             return

@@ -156,6 +156,27 @@ def test_cached_chess_names_are_the_fresh_ones(move_seed: int) -> None:
         state.apply(rng.choice(names))
 
 
+def test_promotions_and_piece_moves_to_the_last_rank_are_told_apart() -> None:
+    """One action id is a pawn's queen promotion (``a7a8q``) or a piece's move (``a7a8``): in
+    random games, with a fresh spec (an empty name cache), both kinds occur and every menu
+    equals OpenSpiel's own names of the position."""
+    from engines.openspiel.text import _last_rank, fresh_names
+
+    spec = parse_openspiel("openspiel:chess")
+    seen = {"promotion": 0, "piece": 0}
+    for seed in range(6):
+        state = spec.new_deal(0)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            names = state.legal_actions()
+            seat = state.current_player
+            assert list(names) == fresh_names("chess", state.ps, seat, state.action_ids())
+            seen["promotion"] += sum(len(n) == 5 and n[4] == "q" for n in names)
+            seen["piece"] += sum(_last_rank(n, seat) for n in names)
+            state.apply(rng.choice(names))
+    assert seen["promotion"] > 0 and seen["piece"] > 0, seen
+
+
 def test_other_families_read_leniently() -> None:
     c4 = SPECS["openspiel:connect_four"].new_deal(0)
     assert read_move(c4, "column d") == "d" and parse_move(c4, '{"action": "D"}') == ("ok", "d")
