@@ -167,6 +167,7 @@ def settings_for(
     profile: Profile | None = None,
     benchmark: pd.DataFrame | None = None,
     local_url: str | None = None,
+    pool: pd.DataFrame | None = None,
 ) -> AblationSettings:
     """The engine's settings: built-ins from the roster, the local model (the config's
     ``llm_url``, else ``local_url`` if the config allows a local model), the games and
@@ -221,10 +222,18 @@ def settings_for(
         else dict(zip(stored["game"].astype(str), stored["spec_json"], strict=True))
     )
     candidates = tuple(specs) if solved else ()
+    # When fewer benchmark games fit, the accepted pool's other games (the same distribution)
+    # make up the number: a paper-configuration game rarely fits (about 2% of them).
+    reserve: tuple[str, ...] = ()
+    if solved and pool is not None and "spec_json" in pool and not pool.empty:
+        pooled = dict(zip(pool["seed"].astype(str), pool["spec_json"], strict=True))
+        reserve = tuple(t for t in pooled if t not in specs)
+        specs = {**specs, **{t: pooled[t] for t in reserve}}
     return AblationSettings(
         games=tuple(games), runs=config.runs, builtin_players=builtins,
         bootstrap=bootstrap, seed=config.seed, solved_games=solved,
-        solve_candidates=candidates, max_histories=config.max_histories, specs=specs,
+        solve_candidates=candidates, solve_reserve=reserve, max_histories=config.max_histories,
+        specs=specs,
         **llm,  # type: ignore[arg-type]
     )  # fmt: skip
 
@@ -237,12 +246,13 @@ def build_ablations(
     profile: Profile | None = None,
     benchmark: pd.DataFrame | None = None,
     local_url: str | None = None,
+    pool: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, dict[str, object]]:
     """The asset's value and metadata, as a plain function. ``leaderboard`` is the
     ``leaderboards`` table (its ``alpha`` rates the players; empty: no lambda fit)."""
     from pathlib import Path
 
-    settings = settings_for(config, roster, profile, benchmark, local_url)
+    settings = settings_for(config, roster, profile, benchmark, local_url, pool)
     alpha = leaderboard_alpha(leaderboard) if not leaderboard.empty else {}
     result = run_ablations(settings, alpha, Path(folder))
     summary = result.summary()
@@ -287,6 +297,7 @@ def ablations(
     roster: pd.DataFrame,
     leaderboards: pd.DataFrame,
     benchmark_games: pd.DataFrame,
+    accepted_games: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     folder = paths.data_path() / "ablations"
     table, metadata = build_ablations(
@@ -297,6 +308,7 @@ def ablations(
         profile.get(),
         benchmark_games,
         local_llm.base_url(),
+        accepted_games,
     )
     return dg.Output(table, metadata=metadata)  # type: ignore[arg-type]
 

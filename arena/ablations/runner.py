@@ -17,9 +17,11 @@ Steps of ``run_ablations``:
    are solved when each seat has at most ``max_situations`` decisions; besides them, the
    ``solved_games`` smallest of ``solve_candidates`` (the benchmark games) whose tree has at
    most ``max_histories`` histories (``engines.solve.sizing``) join the ablation and are
-   solved whatever their number of situations, as the paper solves five games; the sizes
-   and times of every solved game are the ``solved`` table, the gate's view of every
-   candidate the ``sizing`` table;
+   solved whatever their number of situations, as the paper solves five games; when fewer
+   benchmark games fit, the smallest of ``solve_reserve`` (the accepted pool's other games,
+   drawn from the same distribution) that fit make up the number; the sizes and times of
+   every solved game are the ``solved`` table, the gate's view of every candidate the
+   ``sizing`` table (its ``source``: benchmark or pool);
 4. play both arms on identical deals (``arena.ablations.matches``);
 5. the judge scores the LLM players' move traces;
 6. the analyses: lambda per arm, the disclosure effect, efficiency, the thinking budget and
@@ -85,7 +87,7 @@ SIBLINGS: tuple[dict[str, Any], ...] = (
 
 SOLVED_COLUMNS = ("game", "program", "seat", "histories", "infosets", "tree_megabytes",
                   "policy_seconds", "expand_seconds", "solve_seconds")  # fmt: skip
-SIZING_COLUMNS = ("game", "estimated_histories", "histories", "chosen", "reason")
+SIZING_COLUMNS = ("game", "source", "estimated_histories", "histories", "chosen", "reason")
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ class AblationSettings:
     # the specs of tokens that do not resolve by themselves (a seed of the paper configuration).
     solved_games: int = 0
     solve_candidates: tuple[str, ...] = ()
+    solve_reserve: tuple[str, ...] = ()  # accepted games outside the benchmark, if too few fit
     max_histories: int = MAX_ARRAY_HISTORIES
     specs: dict[str, str] = field(default_factory=dict)
     siblings: bool = True
@@ -252,24 +255,46 @@ def uniform_response(spec: GameSpec, seat: int, limit: int | None = None) -> dic
 
 def choose_solved(settings: AblationSettings) -> tuple[list[Game], pd.DataFrame]:
     """The ``solved_games`` smallest candidates that fit under ``max_histories`` (module step
-    3), as games, and the gate's table of every candidate."""
-    if settings.solved_games < 1 or not settings.solve_candidates:
+    3), completed from ``solve_reserve`` when fewer candidates fit, as games, and the gate's
+    table of every game it sized."""
+    chosen: list[Game] = []
+    tables: list[pd.DataFrame] = []
+    for source, tokens in (
+        ("benchmark", settings.solve_candidates),
+        ("pool", settings.solve_reserve),
+    ):
+        wanted = settings.solved_games - len(chosen)
+        sized = {game for table in tables for game in table["game"]}
+        left = tuple(t for t in tokens if t not in sized)
+        if wanted >= 1 and left:
+            games, table = _smallest_that_fit(settings, left, wanted, source)
+            chosen += games
+            tables.append(table)
+    if not tables:
         return [], pd.DataFrame(columns=list(SIZING_COLUMNS))
-    games = {g.token: g for g in _resolve(settings.solve_candidates, settings.specs)}
+    return chosen, pd.concat(tables, ignore_index=True)
+
+
+def _smallest_that_fit(
+    settings: AblationSettings, tokens: Sequence[str], wanted: int, source: str
+) -> tuple[list[Game], pd.DataFrame]:
+    """The ``wanted`` smallest of ``tokens`` that fit under ``max_histories``, smallest first,
+    and the gate's rows for every one of them (``source``: where they come from)."""
+    games = {g.token: g for g in _resolve(tokens, settings.specs)}
     sized = smallest_that_fit(
         list(games),
         lambda t: estimate_histories(games[t].generated, seed=settings.seed),
         lambda t, limit: count_histories(games[t].generated, limit),
         settings.max_histories,
-        settings.solved_games,
+        wanted,
     )
-    table = pd.DataFrame(
-        [{"game": s.game, "estimated_histories": s.estimate, "histories": s.histories,
-          "chosen": s.chosen, "reason": s.reason} for s in sized],
-        columns=list(SIZING_COLUMNS),
-    )  # fmt: skip
-    chosen = sorted((s for s in sized if s.chosen), key=lambda s: s.histories or 0)
-    return [games[s.game] for s in chosen], table
+    rows = [
+        {"game": s.game, "source": source, "estimated_histories": s.estimate,
+         "histories": s.histories, "chosen": s.chosen, "reason": s.reason}
+        for s in sized
+    ]  # fmt: skip
+    picked = sorted((s for s in sized if s.chosen), key=lambda s: s.histories or 0)
+    return [games[s.game] for s in picked], pd.DataFrame(rows, columns=list(SIZING_COLUMNS))
 
 
 def _resolve(tokens: Sequence[str], specs: Mapping[str, str]) -> list[Game]:

@@ -61,9 +61,13 @@ def test_ablations_materialize_with_a_scripted_local_model(tmp_path: Path) -> No
     def benchmark_stub() -> pd.DataFrame:
         return pd.DataFrame({"order": [0], "game": ["kuhn"]})
 
+    @dg.asset(name="accepted_games")
+    def pool_stub() -> pd.DataFrame:
+        return pd.DataFrame({"seed": [], "spec_json": []})
+
     with ScriptedServer(script) as server:
         result = dg.materialize(
-            [roster_stub, board_stub, benchmark_stub, ablations],
+            [roster_stub, board_stub, benchmark_stub, pool_stub, ablations],
             resources={
                 "paths": ProjectPaths(data_dir=str(tmp_path)),
                 "profile": RunProfile(),

@@ -62,3 +62,48 @@ def test_the_paper_profile_solves_five_and_the_demo_dump_is_unchanged() -> None:
     assert get_profile("paper").model_dump()["ablation_solved_games"] == 5
     # Zero is left out of the dump, so the demo's recorded profile is what it was.
     assert "ablation_solved_games" not in get_profile("demo").model_dump()
+
+
+def test_the_pool_makes_up_the_number_when_too_few_benchmark_games_fit() -> None:
+    from arena.ablations.runner import choose_solved
+
+    # Leduc (the benchmark's only game) is over 1,000 histories; the pool's Kuhn fits.
+    settings = AblationSettings(
+        games=(), solved_games=2, solve_candidates=("leduc",), solve_reserve=("kuhn", "leduc"),
+        max_histories=1_000,
+    )  # fmt: skip
+    games, gate = choose_solved(settings)
+    assert [g.token for g in games] == ["kuhn"]
+    rows = {(r.game, r.source): r for r in gate.itertuples()}
+    assert set(rows) == {("leduc", "benchmark"), ("kuhn", "pool")}  # leduc is sized once
+    assert rows["kuhn", "pool"].chosen and rows["kuhn", "pool"].histories == 58
+    assert not rows["leduc", "benchmark"].chosen
+    # enough benchmark games fit: the pool is not searched
+    enough = AblationSettings(
+        games=(), solved_games=1, solve_candidates=("kuhn",), solve_reserve=("leduc",),
+        max_histories=1_000,
+    )  # fmt: skip
+    games, gate = choose_solved(enough)
+    assert [g.token for g in games] == ["kuhn"] and set(gate["source"]) == {"benchmark"}
+
+
+def test_the_ablations_reserve_is_the_accepted_pool_outside_the_benchmark() -> None:
+    import pandas as pd
+
+    from arena.roster import load_roster
+    from assets.ablations import AblationsConfig, settings_for
+    from assets.roster import DEMO_ROSTER, roster_table
+    from assets.run_profiles import get_profile
+
+    specs = {seed: generate(seed, PAPER_CONFIG).canonical_json() for seed in (3, 5, 8)}
+    benchmark = pd.DataFrame({"order": [0], "game": ["5"], "spec_json": [specs[5]]})
+    pool = pd.DataFrame({"seed": list(specs), "spec_json": list(specs.values())})
+    roster = roster_table(load_roster(DEMO_ROSTER))
+    settings = settings_for(
+        AblationsConfig(solved_games=2), roster, get_profile("demo"), benchmark, None, pool
+    )
+    assert settings.solve_candidates == ("5",) and settings.solve_reserve == ("3", "8")
+    assert {t: settings.specs[t] for t in ("3", "5", "8")} == {str(k): v for k, v in specs.items()}
+    # without solving, no reserve
+    none = settings_for(AblationsConfig(solved_games=0), roster, get_profile("demo"), benchmark)
+    assert none.solve_reserve == () and none.solve_candidates == ()
