@@ -57,7 +57,7 @@ from arena.tournament.journal import MATCHES, MOVES
 from arena.tournament.runner import run_tournament, tournament_schedule
 from assets.leaderboards import StatsConfig, build_leaderboards
 from assets.partitions import OPENSPIEL_GAMES, concat_partitions
-from assets.release import ReleaseConfig, analysis_settings, release_metadata
+from assets.release import ReleaseConfig, analysis_settings, release_metadata, verify_published
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import roster_from_table
 from engines.openspiel.spec import is_openspiel_token
@@ -342,10 +342,21 @@ def openspiel_release(
     return dg.Output(value, metadata=metadata)
 
 
+@dg.asset_check(
+    asset=openspiel_release,
+    name="published_release_verifies",
+    blocking=True,
+    description="The published release, read back from the store, verifies (what `genstrat "
+    "release verify` checks), as release_bundle's check of the same name.",
+)
+def openspiel_release_verifies(openspiel_release: pd.DataFrame) -> dg.AssetCheckResult:
+    return verify_published(openspiel_release)
+
+
 ASSETS: list[dg.AssetsDefinition] = [
     openspiel_games,
     openspiel_match_corpus,
     openspiel_leaderboards,
     openspiel_release,
 ]
-CHECKS: list[dg.AssetChecksDefinition] = []
+CHECKS: list[dg.AssetChecksDefinition] = [openspiel_release_verifies]

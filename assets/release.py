@@ -235,11 +235,17 @@ def table_gate_check(name: str) -> dg.AssetChecksDefinition:
     "matches the folder and the store's index (what `genstrat release verify` checks).",
 )
 def published_release_verifies(release_bundle: pd.DataFrame) -> dg.AssetCheckResult:
+    return verify_published(release_bundle)
+
+
+def verify_published(published: pd.DataFrame) -> dg.AssetCheckResult:
+    """The check result of a release asset's value (:func:`releases.contents.published_row`):
+    each published release, read back from the store, verifies."""
     from releases.store import verify
 
     problems: list[str] = []
     verified = []
-    for row in release_bundle.to_dict("records"):
+    for row in published.to_dict("records"):
         try:
             verified.append(verify(Path(str(row["path"]))))
         except ValueError as exc:
@@ -247,7 +253,7 @@ def published_release_verifies(release_bundle: pd.DataFrame) -> dg.AssetCheckRes
     return dg.AssetCheckResult(
         passed=bool(verified) and not problems,
         metadata={
-            "releases": len(release_bundle),
+            "releases": len(published),
             "files_verified": sum(v.files for v in verified),
             "bytes_verified": sum(v.bytes for v in verified),
             "problems": "; ".join(problems) or "none",

@@ -106,6 +106,7 @@ GROUP_ASSETS = [
     openspiel.openspiel_match_corpus,
     openspiel.openspiel_leaderboards,
     openspiel.openspiel_release,
+    openspiel.openspiel_release_verifies,
 ]
 
 
@@ -219,6 +220,8 @@ def test_the_group_release_is_published_verifies_and_holds_the_assets(
     group: Group, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert group.release.success
+    (check,) = group.release.get_asset_check_evaluations()
+    assert check.check_name == "published_release_verifies" and check.passed
     row = group.release.output_for_node("openspiel_release").iloc[0]
     folder = Path(row["path"])
     assert folder.parent == group.store and folder.name == row["release_id"]
