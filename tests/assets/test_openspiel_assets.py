@@ -230,6 +230,10 @@ def test_the_group_release_is_published_verifies_and_holds_the_assets(
     assert verify(folder).release_id == row["release_id"]
     assert main(["release", "verify", row["release_id"], "--store", str(group.store)]) == 0
     assert row["release_id"] in capsys.readouterr().out
+    assert main(["release", "list", "--store", str(group.store)]) == 0
+    assert "[openspiel]" in capsys.readouterr().out
+    assert main(["release", "show", str(folder), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["benchmark"] == "openspiel"
 
     # the manifest tells it apart from the generated benchmark's, and records its engine
     manifest = json.loads((folder / "manifest.json").read_text())
