@@ -332,6 +332,25 @@ def test_a_non_zero_sum_row_fails_its_gate_by_name_and_publishes_nothing(
     assert store_state(store) == before  # nothing published, the index as it was
 
 
+def test_matches_of_a_game_not_in_the_games_table_fail_attestation(
+    group: Group, tmp_path: Path
+) -> None:
+    tables = release_inputs(group)
+    games = tables["openspiel_games"]
+    tables["openspiel_games"] = games.loc[games["game"] != "openspiel:liars_dice"]
+    config = openspiel.ReleaseConfig(store=str(tmp_path / "store"))
+    with pytest.raises(GateFailed, match=r"^gate attestation failed: complete_pairs: .*outside"):
+        openspiel.build_openspiel_release(tables, {"name": "demo"}, config)
+    assert store_state(tmp_path / "store") == (b"", [])
+
+
+def test_a_game_without_its_moves_journal_is_refused_in_one_line(tmp_path: Path) -> None:
+    paths = ProjectPaths(data_dir=str(tmp_path / "data"))
+    with pytest.raises(ValueError, match=r"^openspiel:chess: no moves journal at ") as info:
+        openspiel.tournament_moves(paths, ["openspiel:chess"])
+    assert "\n" not in str(info.value)
+
+
 def test_games_under_two_engine_versions_are_refused_in_one_line() -> None:
     games = pd.DataFrame({"engine_version": ["openspiel-adapter-1/x", "openspiel-adapter-2/x"]})
     with pytest.raises(ValueError, match="2 engine versions, not one"):
