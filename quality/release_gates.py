@@ -7,7 +7,8 @@ stage to the release adds its gates without touching the release code:
 - game tables (:data:`GAME_TABLES`): rulebook consistency and game attestation;
 - match tables (:data:`MATCH_TABLES`): parse fallbacks, zero-sum, match attestation against
   the frozen games (``benchmark_games``, else ``accepted_games`` with the presets of
-  ``reference_games``), and for ``complete_pairs`` the complete-pairs gate;
+  ``reference_games``; in the openspiel group's release, ``openspiel_games``), and for
+  ``complete_pairs`` the complete-pairs gate;
 - every table with a suite in ``quality.expectations.SUITES``: the great_expectations suite
   (a table stored one row per partition, such as ``axis_scores``, is checked with one row per
   game instead, since a release concatenates its partitions: :func:`release_suite`);
