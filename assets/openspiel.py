@@ -18,6 +18,21 @@ Three assets in group ``openspiel``, thin over the arena and the statistics:
   analysis as the generated benchmark's ``leaderboards`` (``assets.leaderboards``: the overall
   leaderboard, per-game strengths, head-to-head tables, Bradley-Terry, robustness refits),
   with a blocking check that every run is two deals with the seats swapped.
+- ``openspiel_release``: the group's tables published as a versioned, hash-attested release
+  into the same release store, by the same machinery as ``release_bundle``
+  (``releases.contents.publish_release``: the replay rule, redacted transcripts, the analysis
+  recomputed from the released pairs with the settings ``openspiel_leaderboards`` recorded and
+  the ``reproduction`` gate, the data dictionary, the README dataset card, the integrity card,
+  write-audit-publish). Its tables carry the generated benchmark's names where they hold the
+  same thing, so the same gates and readers apply: ``openspiel_games``, ``match_corpus`` (every
+  partition), ``complete_pairs``, ``match_moves`` (the journal's moves of the released
+  matches, redacted), ``leaderboards`` (and the analysis tables: per game, head to head,
+  Bradley-Terry, ...) and ``roster`` (the players that played). The gates are
+  ``quality.release_gates``' (schema, parse fallbacks, zero-sum, complete pairs, the matches
+  attested to the ``openspiel_games``' spec hashes and engine version, reproduction,
+  redaction). The manifest records ``"benchmark": "openspiel"`` and the OpenSpiel engine
+  version; the id is content-addressed as every release's. A failing gate raises
+  ``GateFailed`` naming it, and the store is left as it was.
 
 A Dagster job holds one partitions definition, so the group is materialized on request
 through its own job, ``openspiel_job`` (``pipelines/jobs.py``), outside ``main_job`` and the
@@ -29,6 +44,8 @@ group has no ``axis_scores`` and its analysis no capability profiles.
 """
 
 from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import dagster as dg
@@ -40,12 +57,15 @@ from arena.tournament.journal import MATCHES, MOVES
 from arena.tournament.runner import run_tournament, tournament_schedule
 from assets.leaderboards import StatsConfig, build_leaderboards
 from assets.partitions import OPENSPIEL_GAMES, concat_partitions
+from assets.release import ReleaseConfig, analysis_settings, release_metadata, verify_published
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import roster_from_table
 from engines.openspiel.spec import is_openspiel_token
 from engines.tournament import corpus_checks
 from engines.tournament.pairs import complete_pairs
-from engines.tournament.records import MATCH_SCHEMA
+from engines.tournament.records import MATCH_SCHEMA, MOVE_SCHEMA
+from releases.analysis import AnalysisSettings
+from releases.contents import publish_release, published_row
 
 GROUP_NAME = "openspiel"
 
@@ -64,6 +84,11 @@ class OpenSpielTournamentConfig(dg.Config):
     """Runs per matchup (default: the profile's ``runs_per_matchup``)."""
 
     runs: int | None = Field(default=None, ge=1, description="override the profile's runs")
+
+
+def tournament_folder(paths: ProjectPaths, token: str) -> Path:
+    """Where the tournament of game ``token`` keeps its journal and moves."""
+    return paths.data_path() / "openspiel" / quote(token, safe="-_.")
 
 
 def openspiel_table(tokens: list[str]) -> pd.DataFrame:
@@ -142,7 +167,7 @@ def openspiel_match_corpus(
             f"no two players of the roster play {token} (OpenSpiel games take random, mcts, "
             "stockfish on chess, and LLM players)"
         )
-    folder = paths.data_path() / "openspiel" / quote(token, safe="-_.")
+    folder = tournament_folder(paths, token)
     summary = run_tournament(players, games, config.runs or profile.get().runs_per_matchup, folder)
     if not summary.finished:
         causes = "; ".join(summary.stopped.values()) or "see the log"
@@ -214,9 +239,124 @@ def openspiel_leaderboards(
     )
 
 
+BENCHMARK = "openspiel"
+"""The ``benchmark`` the manifest of the group's release records."""
+
+
+def tournament_moves(paths: ProjectPaths, tokens: list[str]) -> pd.DataFrame:
+    """The moves the tournaments of these games journalled (``<data>/openspiel/<game>/``);
+    ``ValueError`` (one line) for a game whose tournament left no moves file."""
+    frames = []
+    for token in tokens:
+        path = tournament_folder(paths, token) / MOVES
+        if not path.is_file():
+            raise ValueError(
+                f"{token}: no moves journal at {path}; materialize openspiel_match_corpus "
+                "for it again"
+            )
+        frames.append(pd.read_parquet(path))
+    return concat_partitions(dict(zip(tokens, frames, strict=True)), MOVE_SCHEMA.names)
+
+
+def openspiel_release_tables(
+    games: pd.DataFrame,
+    corpus: pd.DataFrame | Mapping[str, pd.DataFrame],
+    leaderboards: pd.DataFrame,
+    roster: pd.DataFrame,
+    moves: pd.DataFrame,
+) -> dict[str, pd.DataFrame]:
+    """The tables of the group's release, under the generated benchmark's names where they
+    hold the same thing (the gates and the analysis key on them): the games, every match of
+    every partition, the complete pairs, the moves, the leaderboard, and the roster's players
+    that played."""
+    matches = concat_partitions(corpus, MATCH_SCHEMA.names)
+    played = set(matches["alice"]) | set(matches["bob"])
+    return {
+        "openspiel_games": games,
+        "match_corpus": matches,
+        "complete_pairs": openspiel_pairs(corpus),
+        "match_moves": moves,
+        "leaderboards": leaderboards,
+        "roster": roster.loc[roster["name"].isin(played)].reset_index(drop=True),
+    }
+
+
+def engine_version_of(games: pd.DataFrame) -> str:
+    """The one engine version the group's games are played under; ``ValueError`` otherwise."""
+    versions = sorted(set(games["engine_version"].astype(str)))
+    if len(versions) != 1:
+        raise ValueError(f"the OpenSpiel games have {len(versions)} engine versions, not one")
+    return versions[0]
+
+
+def build_openspiel_release(
+    tables: Mapping[str, pd.DataFrame],
+    profile: Mapping[str, Any],
+    config: ReleaseConfig,
+    settings: AnalysisSettings | None = None,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The ``openspiel_release`` asset's value and metadata as a plain function: publish
+    ``tables`` (:func:`openspiel_release_tables`) into the store past every gate, as the
+    benchmark ``openspiel`` under the games' engine version (raises ``GateFailed`` naming a
+    failed gate, the store left as it was)."""
+    store = config.store_path()
+    settings = settings or analysis_settings(None)
+    published, recorded = publish_release(
+        tables,
+        profile,
+        store,
+        max_fallback_rate=config.max_fallback_rate,
+        analysis=settings,
+        benchmark=BENCHMARK,
+        engine_version=engine_version_of(tables["openspiel_games"]),
+    )
+    return published_row(published), release_metadata(published, recorded, store, settings)
+
+
+@dg.asset(
+    group_name=GROUP_NAME,
+    kinds={"pandas", "parquet"},
+    description="The openspiel group's versioned, hash-attested release (its games, corpus, "
+    "complete pairs, redacted transcripts, leaderboard and analysis tables, roster), published "
+    "into the release store past the release gates by the same machinery as release_bundle; "
+    'its manifest records "benchmark": "openspiel".',
+)
+def openspiel_release(
+    context: dg.AssetExecutionContext,
+    config: ReleaseConfig,
+    profile: RunProfile,
+    paths: ProjectPaths,
+    roster: pd.DataFrame,
+    openspiel_games: pd.DataFrame,
+    openspiel_match_corpus: dict[str, pd.DataFrame],
+    openspiel_leaderboards: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    moves = tournament_moves(paths, sorted(openspiel_match_corpus))
+    tables = openspiel_release_tables(
+        openspiel_games, openspiel_match_corpus, openspiel_leaderboards, roster, moves
+    )
+    settings = analysis_settings(context.instance, "openspiel_leaderboards")
+    value, metadata = build_openspiel_release(tables, profile.get().model_dump(), config, settings)
+    verb = "published" if metadata["newly_published"] else "already published"
+    context.log.info(f"{verb} release {metadata['release_id']} at {metadata['release_path'].path}")
+    return dg.Output(value, metadata=metadata)
+
+
+@dg.asset_check(
+    asset=openspiel_release,
+    name="published_release_verifies",
+    blocking=True,
+    description="The published release, read back from the store, verifies (what `genstrat "
+    "release verify` checks), as release_bundle's check of the same name.",
+)
+def openspiel_release_verifies(openspiel_release: pd.DataFrame) -> dg.AssetCheckResult:
+    return verify_published(openspiel_release)
+
+
 ASSETS: list[dg.AssetsDefinition] = [
     openspiel_games,
     openspiel_match_corpus,
     openspiel_leaderboards,
+    openspiel_release,
 ]
-CHECKS: list[dg.AssetChecksDefinition] = []
+CHECKS: list[dg.AssetChecksDefinition] = [openspiel_release_verifies]

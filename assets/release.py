@@ -45,7 +45,7 @@ from quality.gates import DEFAULT_MAX_FALLBACK_RATE, GateResult
 from quality.release_gates import GAME_TABLES, MATCH_TABLES, table_gates
 from releases.analysis import AnalysisSettings
 from releases.contents import publish_release, published_row
-from releases.store import STORE_ENV_VAR, default_store
+from releases.store import STORE_ENV_VAR, Published, default_store
 
 GROUP_NAME = "release"
 
@@ -115,10 +115,12 @@ def gates_markdown(gates: Mapping[str, GateResult]) -> str:
     return markdown_table(frame)
 
 
-def analysis_settings(instance: dg.DagsterInstance | None) -> AnalysisSettings:
-    """The settings the latest materialization of ``leaderboards`` recorded (its
-    ``analysis_settings`` metadata), else those of the default ``StatsConfig``."""
-    event = instance.get_latest_materialization_event(dg.AssetKey(FITTED_BY)) if instance else None
+def analysis_settings(
+    instance: dg.DagsterInstance | None, fitted_by: str = FITTED_BY
+) -> AnalysisSettings:
+    """The settings the latest materialization of ``fitted_by`` (default ``leaderboards``)
+    recorded (its ``analysis_settings`` metadata), else those of the default ``StatsConfig``."""
+    event = instance.get_latest_materialization_event(dg.AssetKey(fitted_by)) if instance else None
     materialization = event.asset_materialization if event is not None else None
     recorded = materialization.metadata.get(ANALYSIS_SETTINGS) if materialization else None
     if isinstance(recorded, dg.JsonMetadataValue) and isinstance(recorded.value, dict):
@@ -143,7 +145,17 @@ def build_release(
     published, recorded = publish_release(
         tables, profile, store, max_fallback_rate=config.max_fallback_rate, analysis=settings
     )
-    value = published_row(published)
+    return published_row(published), release_metadata(published, recorded, store, settings)
+
+
+def release_metadata(
+    published: Published,
+    recorded: Mapping[str, GateResult],
+    store: Path,
+    settings: AnalysisSettings,
+) -> dict[str, Any]:
+    """The metadata of a release asset: the published release (id, folder, archive hash, files,
+    bytes, matches superseded), the analysis settings, the gates and the tables."""
     entry = published.entry
     tables_md = pd.DataFrame(
         [{"table": path, "rows": rows} for path, rows in entry["tables"].items()]
@@ -162,7 +174,7 @@ def build_release(
         "gates": dg.MetadataValue.md(gates_markdown(recorded)),
         "tables": dg.MetadataValue.md(markdown_table(tables_md)),
     }
-    return value, metadata
+    return metadata
 
 
 @dg.asset(
@@ -223,11 +235,17 @@ def table_gate_check(name: str) -> dg.AssetChecksDefinition:
     "matches the folder and the store's index (what `genstrat release verify` checks).",
 )
 def published_release_verifies(release_bundle: pd.DataFrame) -> dg.AssetCheckResult:
+    return verify_published(release_bundle)
+
+
+def verify_published(published: pd.DataFrame) -> dg.AssetCheckResult:
+    """The check result of a release asset's value (:func:`releases.contents.published_row`):
+    each published release, read back from the store, verifies."""
     from releases.store import verify
 
     problems: list[str] = []
     verified = []
-    for row in release_bundle.to_dict("records"):
+    for row in published.to_dict("records"):
         try:
             verified.append(verify(Path(str(row["path"]))))
         except ValueError as exc:
@@ -235,7 +253,7 @@ def published_release_verifies(release_bundle: pd.DataFrame) -> dg.AssetCheckRes
     return dg.AssetCheckResult(
         passed=bool(verified) and not problems,
         metadata={
-            "releases": len(release_bundle),
+            "releases": len(published),
             "files_verified": sum(v.files for v in verified),
             "bytes_verified": sum(v.bytes for v in verified),
             "problems": "; ".join(problems) or "none",

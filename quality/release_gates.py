@@ -7,7 +7,8 @@ stage to the release adds its gates without touching the release code:
 - game tables (:data:`GAME_TABLES`): rulebook consistency and game attestation;
 - match tables (:data:`MATCH_TABLES`): parse fallbacks, zero-sum, match attestation against
   the frozen games (``benchmark_games``, else ``accepted_games`` with the presets of
-  ``reference_games``), and for ``complete_pairs`` the complete-pairs gate;
+  ``reference_games``; in the openspiel group's release, ``openspiel_games``), and for
+  ``complete_pairs`` the complete-pairs gate;
 - every table with a suite in ``quality.expectations.SUITES``: the great_expectations suite
   (a table stored one row per partition, such as ``axis_scores``, is checked with one row per
   game instead, since a release concatenates its partitions: :func:`release_suite`);
@@ -53,17 +54,18 @@ GATE_NAMES = (
 )
 
 
-# Where the frozen games come from, first present wins: the benchmark, else the accepted pool.
+# Where the frozen games come from, first present wins: the benchmark, else the accepted pool,
+# else (the openspiel group's release, issue 18) the OpenSpiel games it played.
 # The presets of reference_games are frozen inputs too (their hashes are pinned by golden
 # tests, and a tournament may play them beside the generated games).
-FROZEN_GAME_SOURCES = ("benchmark_games", "accepted_games")
+FROZEN_GAME_SOURCES = ("benchmark_games", "accepted_games", "openspiel_games")
 PRESET_SOURCE = "reference_games"
 
 
 def frozen_games(tables: Mapping[str, pd.DataFrame]) -> dict[int, str] | None:
     """``{game seed: spec hash}`` of the games the matches must have been played on: the
-    ``benchmark_games``, else the ``accepted_games``, with the presets of ``reference_games``
-    (``None`` when none of them is present)."""
+    ``benchmark_games``, else the ``accepted_games``, else the ``openspiel_games``, with the
+    presets of ``reference_games`` (``None`` when none of them is present)."""
     primary = next((n for n in FROZEN_GAME_SOURCES if n in tables), None)
     names = [n for n in (primary, PRESET_SOURCE) if n is not None and n in tables]
     if not names:
@@ -179,8 +181,8 @@ def release_gates(
                 per_table[name]["attestation"] = GateResult(
                     False,
                     {"matches": len(tables[name])},
-                    "no frozen games (benchmark_games, or accepted_games and reference_games) "
-                    "to attest the matches to",
+                    "no frozen games (benchmark_games, or accepted_games and reference_games, "
+                    "or openspiel_games) to attest the matches to",
                 )
     return fold(per_table)
 

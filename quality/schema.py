@@ -424,6 +424,23 @@ ROSTER = Table(
     ),
 )
 
+# issue 18: the games of the openspiel benchmark group (asset openspiel_games), in its release.
+OPENSPIEL_GAMES = Table(
+    "openspiel_games",
+    "one row per OpenSpiel game of the openspiel benchmark group (issue 18)",
+    "asset openspiel_games",
+    (
+        col("game", "string", "game token, openspiel:<name>[(<params>)]"),
+        col("game_seed", "int64", "the game's tournament seed (the match table's game_seed)"),
+        col("openspiel_name", "string", "OpenSpiel's short name of the game"),
+        col("spec_hash", "string", "SHA-256 of the game's canonical spec", SHA256),
+        col("engine_version", "string", "adapter and OpenSpiel versions the game is played under"),
+        col("perfect_information", "bool", "whether the game has perfect information"),
+        col("protocol", "string", "the move protocol (parser, rethinks, illegal-move rule)"),
+        col("move_cap", "int64", "moves after which a game is adjudicated (empty: none)", "moves"),
+    ),
+)
+
 _SEAT_DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "fallbacks": ("moves that fell back to a default action (unparsable reply)", "moves"),
     "rethinks": ("retries after an unparsable or illegal reply", "retries"),
@@ -963,6 +980,7 @@ TABLES: dict[str, Table] = {
         AXIS_DIAGNOSTICS,
         AXIS_CORRELATIONS,
         ROSTER,
+        OPENSPIEL_GAMES,
         MATCH_CORPUS,
         COMPLETE_PAIRS,
         SUPERSEDED_MATCHES,

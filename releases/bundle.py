@@ -137,6 +137,10 @@ class ReleaseContext:
     (``releases.versioned.VersionedResults.summary``), ``analysis`` the settings of the analysis
     the release recomputed (``releases.analysis.AnalysisSettings.as_json``). ``date`` and
     ``analysis`` appear in the manifest only when set.
+
+    ``benchmark`` names the kind of release when it is not the generated benchmark's (issue 18:
+    ``"openspiel"``, the openspiel group's release); it appears in the manifest only when set,
+    so the generated benchmark's manifests, and their ids, are as before.
     """
 
     profile: str
@@ -149,6 +153,7 @@ class ReleaseContext:
     title: str = "GENSTRAT release"
     date: str | None = None
     analysis: Mapping[str, Any] = field(default_factory=dict)
+    benchmark: str | None = None
 
     def payload(self) -> dict[str, Any]:
         """The context as it appears in the manifest (JSON values only)."""
@@ -167,6 +172,8 @@ class ReleaseContext:
             payload["date"] = date
         if self.analysis:
             payload["analysis"] = dict(self.analysis)
+        if self.benchmark:
+            payload["benchmark"] = self.benchmark
         # One JSON round trip: what is hashed is exactly what a reader of manifest.json sees.
         loaded: dict[str, Any] = json.loads(canonical_json(payload))
         return loaded

@@ -292,11 +292,17 @@ def release_context(
     profile: Mapping[str, Any],
     results: Mapping[str, Any],
     analysis: Mapping[str, Any] | None = None,
+    *,
+    benchmark: str | None = None,
+    engine_version: str | None = None,
 ) -> ReleaseContext:
     """The manifest's context: the profile (``name`` and its settings), the settings of the
     analysis (``releases.analysis.AnalysisSettings.as_json``, when the release has one), roster,
-    generation configs and versioned-results figures."""
+    generation configs and versioned-results figures; ``benchmark`` and ``engine_version`` as
+    :class:`releases.bundle.ReleaseContext` takes them (unset: the generated benchmark's)."""
     return ReleaseContext(
+        benchmark=benchmark,
+        engine_version=engine_version,
         profile=str(profile["name"]),
         profile_settings={k: v for k, v in profile.items() if k != "name"},
         roster=roster_records(tables),
@@ -352,11 +358,16 @@ def publish_release(
     *,
     max_fallback_rate: float,
     analysis: AnalysisSettings | None = None,
+    benchmark: str | None = None,
+    engine_version: str = ENGINE_VERSION,
 ) -> tuple[Published, dict[str, GateResult]]:
     """Publish the run's ``tables`` into ``store`` past every gate (write, audit, publish).
 
     ``analysis``: the settings the ``leaderboards`` and ``capability_profiles`` assets were fit
-    with (default: the paper's, as the assets' defaults).
+    with (default: the paper's, as the assets' defaults). ``benchmark``: the kind of release
+    the manifest records when it is not the generated benchmark's (``"openspiel"``: the
+    ``openspiel_release`` asset); ``engine_version``: the version the matches are attested to
+    and the manifest records (default: the GBG engine's).
 
     Steps:
     1. the released tables and the versioned-results figures (:func:`release_tables`);
@@ -376,13 +387,18 @@ def publish_release(
         released.update(analysed.tables)
     gates = release_gates(
         {k: v for k, v in released.items() if k != SUPERSEDED},
-        engine_version=ENGINE_VERSION,
+        engine_version=engine_version,
         max_fallback_rate=max_fallback_rate,
         schema_only={k: v for k, v in released.items() if k == SUPERSEDED},
     )
     gates["reproduction"] = reproduced
     context = release_context(
-        released, profile, results, settings.as_json() if analysed is not None else None
+        released,
+        profile,
+        results,
+        settings.as_json() if analysed is not None else None,
+        benchmark=benchmark,
+        engine_version=None if engine_version == ENGINE_VERSION else engine_version,
     )
     texts = {**rulebook_texts(released), **documents(released)}
     images = {**plot_images(released), **(analysed.figures if analysed is not None else {})}

@@ -74,6 +74,23 @@ def _table_entries(manifest: Mapping[str, Any]) -> list[tuple[str, Mapping[str, 
     ]
 
 
+BENCHMARK_NOTES = {
+    "openspiel": "This release is of the `openspiel` benchmark group: OpenSpiel's classic games "
+    "(the `openspiel_games` table names each, its spec hash, engine version, protocol and move "
+    "cap), played through the same tournament, gates and statistics as the generated games.",
+}
+"""A paragraph for a release whose manifest names another ``benchmark`` than the generated one."""
+
+
+def benchmark_note(manifest: Mapping[str, Any]) -> list[str]:
+    """The paragraph of :data:`BENCHMARK_NOTES` for the manifest's ``benchmark`` (none when it
+    names none: the generated benchmark's README is as before)."""
+    kind = manifest.get("benchmark")
+    if not kind:
+        return []
+    return [BENCHMARK_NOTES.get(str(kind), f"This release is of the `{kind}` benchmark."), ""]
+
+
 def front_matter(manifest: Mapping[str, Any]) -> list[str]:
     """The dataset card's YAML: licence, name, tags and one ``configs`` entry per table with
     rows (``datasets`` cannot load a Parquet file without rows), the leaderboard the default."""
@@ -165,6 +182,7 @@ def render_readme(
         "paired deals. This folder is one versioned, hash-attested release of its tables. Its id",
         "is derived from its contents: the same inputs always give the same id and the same bytes.",
         "",
+        *benchmark_note(manifest),
         *leaderboard_section(manifest, tables),
         "## This release",
         "",
@@ -172,6 +190,7 @@ def render_readme(
         "|---|---|",
         f"| release id | `{release_id}` |",
         f"| profile | {_cell(profile.get('name', '–'))} |",
+        *([f"| benchmark | {_cell(manifest['benchmark'])} |"] if manifest.get("benchmark") else []),
         f"| engine version | {_cell(manifest.get('engine_version', '–'))} |",
         f"| code version | `{_cell(manifest.get('code_version', '–'))}` |",
     ]

@@ -140,7 +140,7 @@ def index_entry(folder: Path) -> dict[str, Any]:
     release_id = manifest["release_id"]
     archive = folder / f"{release_id}.tar.gz"
     results = manifest.get("results") or {}
-    return {
+    entry: dict[str, Any] = {
         "release_id": release_id,
         "published_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "profile": manifest["profile"].get("name"),
@@ -161,6 +161,9 @@ def index_entry(folder: Path) -> dict[str, Any]:
             "bytes": archive.stat().st_size,
         },
     }
+    if manifest.get("benchmark"):  # a release other than the generated benchmark's (issue 18)
+        entry["benchmark"] = manifest["benchmark"]
+    return entry
 
 
 @dataclass(frozen=True)

@@ -127,10 +127,11 @@ def list_command(args: argparse.Namespace) -> int:
     for entry in releases:
         gates = entry.get("gates", {})
         verdict = f"{sum(bool(v) for v in gates.values())}/{len(gates)} passed"
+        kind = f"  [{entry['benchmark']}]" if entry.get("benchmark") else ""  # issue 18
         print(
             f"  {entry['release_id']:<20}  {entry.get('published_at', ''):<20}  "
             f"{entry.get('profile') or '':<7}  {entry.get('engine_version', ''):<6}  "
-            f"{entry.get('files', 0):>5}  {verdict}"
+            f"{entry.get('files', 0):>5}  {verdict}{kind}"
         )
     return 0
 
@@ -179,6 +180,7 @@ def show_command(args: argparse.Namespace) -> int:
             "release_id": release.release_id,
             "path": str(release.path),
             "profile": (manifest.get("profile") or {}).get("name"),
+            **({"benchmark": manifest["benchmark"]} if manifest.get("benchmark") else {}),
             "engine_version": manifest.get("engine_version"),
             "code_version": manifest.get("code_version"),
             "analysis": release.analysis_settings(),
@@ -191,7 +193,8 @@ def show_command(args: argparse.Namespace) -> int:
         print(json.dumps(payload, indent=2, default=str))
         return 0
     profile = (manifest.get("profile") or {}).get("name", "?")
-    print(f"release {release.release_id} ({profile} profile) at {release.path}")
+    kind = f", benchmark {manifest['benchmark']}" if manifest.get("benchmark") else ""
+    print(f"release {release.release_id} ({profile} profile{kind}) at {release.path}")
     print(f"  engine {manifest.get('engine_version')}, code {manifest.get('code_version')}")
     print(f"  {sizes['files']} files, {sizes['bytes']:,} bytes; every SHA-256 verified")
     if board is not None:

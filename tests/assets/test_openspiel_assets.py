@@ -1,9 +1,14 @@
 """The ``openspiel`` benchmark group (issue 18): its games with their own partitions, the
-tournament per game and the leaderboard, materialized in process; and the profile field."""
+tournament per game, the leaderboard and the group's release, materialized in process once per
+module; and the profile field."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pandas as pd
@@ -16,7 +21,9 @@ from assets.run_profiles import PROFILES
 from engines.openspiel.spec import ADAPTER_VERSION, OPEN_SPIEL_VERSION
 from engines.tournament.corpus_checks import paired_runs, zero_sum
 from engines.tournament.pairs import complete_pairs
+from pipelines.cli import main
 from pipelines.io_managers import ParquetIOManager
+from releases.store import GateFailed, verify
 from tests.support import ProjectEnv
 
 GAMES = ["openspiel:connect_four", "openspiel:liars_dice"]
@@ -78,25 +85,95 @@ def test_a_profile_without_openspiel_games_is_refused_in_one_line(
     assert "names no OpenSpiel games" in str(failure.step_failure_data.error)
 
 
-def test_the_group_materializes_per_game_and_fits_a_leaderboard(
-    project_env: ProjectEnv, tmp_path: Path
-) -> None:
-    path = tmp_path / "roster.yaml"
-    path.write_text(ROSTER)
-    env = resources(project_env)
-    instance = dg.DagsterInstance.ephemeral()
-    config = {
-        "ops": {
-            "roster": {"config": {"path": str(path)}},
-            "openspiel_games": {"config": {"games": GAMES}},
-        }
-    }
-    first = dg.materialize(
-        [roster.roster, openspiel.openspiel_games], resources=env, run_config=config,
+@dataclass(frozen=True)
+class Group:
+    """The group materialized once for the module: the roster, the games, one corpus per
+    game, the leaderboard and the release, with the instance and the release store."""
+
+    env: ProjectEnv
+    instance: dg.DagsterInstance
+    games: dg.ExecuteInProcessResult
+    corpora: list[dg.ExecuteInProcessResult]
+    board: dg.ExecuteInProcessResult
+    release: dg.ExecuteInProcessResult
+    store: Path
+    run_config: dict[str, Any]
+
+
+GROUP_ASSETS = [
+    roster.roster,
+    openspiel.openspiel_games,
+    openspiel.openspiel_match_corpus,
+    openspiel.openspiel_leaderboards,
+    openspiel.openspiel_release,
+    openspiel.openspiel_release_verifies,
+]
+
+
+def materialize_release(
+    group_env: ProjectEnv, instance: dg.DagsterInstance, store: Path
+) -> dg.ExecuteInProcessResult:
+    return dg.materialize(
+        GROUP_ASSETS,
+        selection=[dg.AssetKey("openspiel_release")],
+        resources=resources(group_env),
+        run_config={"ops": {"openspiel_release": {"config": {"store": str(store)}}}},
         instance=instance,
-    )  # fmt: skip
-    assert first.success
-    games = first.output_for_node("openspiel_games")
+        raise_on_error=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def group(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Group]:
+    """The whole group, materialized once: two games, three players, ``RUNS`` runs."""
+    tmp_path = tmp_path_factory.mktemp("openspiel_group")
+    env = ProjectEnv(data=tmp_path / "data", dagster_home=tmp_path / "dagster_home")
+    store = tmp_path / "releases"
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("GENSTRAT_DATA", str(env.data))
+        monkeypatch.setenv("GENSTRAT_RELEASES", str(store))
+        monkeypatch.delenv("GENSTRAT_PROFILE", raising=False)
+        path = tmp_path / "roster.yaml"
+        path.write_text(ROSTER)
+        instance = dg.DagsterInstance.ephemeral()
+        config: dict[str, Any] = {
+            "ops": {
+                "roster": {"config": {"path": str(path)}},
+                "openspiel_games": {"config": {"games": GAMES}},
+            }
+        }
+        games = dg.materialize(
+            [roster.roster, openspiel.openspiel_games], resources=resources(env),
+            run_config=config, instance=instance,
+        )  # fmt: skip
+        corpora = [
+            dg.materialize(
+                GROUP_ASSETS[:3],
+                selection=[dg.AssetKey("openspiel_match_corpus")],
+                partition_key=key,
+                resources=resources(env),
+                run_config={"ops": {"openspiel_match_corpus": {"config": {"runs": RUNS}}}},
+                instance=instance,
+            )
+            for key in GAMES
+        ]
+        board = dg.materialize(
+            GROUP_ASSETS[:4],
+            selection=[dg.AssetKey("openspiel_leaderboards")],
+            resources=resources(env),
+            run_config={
+                "ops": {"openspiel_leaderboards": {"config": {"bootstrap": 50, "subsets": 20}}}
+            },
+            instance=instance,
+        )
+        release = materialize_release(env, instance, store)
+        yield Group(env, instance, games, corpora, board, release, store, config)
+
+
+def test_the_group_materializes_per_game_and_fits_a_leaderboard(group: Group) -> None:
+    instance = group.instance
+    assert group.games.success
+    games = group.games.output_for_node("openspiel_games")
     assert list(games["game"]) == GAMES
     assert set(games["engine_version"]) == {
         f"openspiel-adapter-{ADAPTER_VERSION}/open_spiel-{OPEN_SPIEL_VERSION}"
@@ -105,15 +182,7 @@ def test_the_group_materializes_per_game_and_fits_a_leaderboard(
     assert instance.get_dynamic_partitions(OPENSPIEL_GAMES_NAME) == GAMES
 
     corpora = []
-    for key in GAMES:
-        result = dg.materialize(
-            [roster.roster, openspiel.openspiel_games, openspiel.openspiel_match_corpus],
-            selection=[dg.AssetKey("openspiel_match_corpus")],
-            partition_key=key,
-            resources=env,
-            run_config={"ops": {"openspiel_match_corpus": {"config": {"runs": RUNS}}}},
-            instance=instance,
-        )
+    for key, result in zip(GAMES, group.corpora, strict=True):
         assert result.success
         checks = result.get_asset_check_evaluations()
         assert sorted(c.check_name for c in checks) == sorted(openspiel.CORPUS_CHECKS)
@@ -130,16 +199,7 @@ def test_the_group_materializes_per_game_and_fits_a_leaderboard(
     assert len(pairs) == len(corpus) and sum(dropped.values()) == 0
     assert paired_runs(pairs).passed, paired_runs(pairs).message
 
-    board = dg.materialize(
-        [roster.roster, openspiel.openspiel_games, openspiel.openspiel_match_corpus,
-         openspiel.openspiel_leaderboards],
-        selection=[dg.AssetKey("openspiel_leaderboards")],
-        resources=env,
-        run_config={
-            "ops": {"openspiel_leaderboards": {"config": {"bootstrap": 50, "subsets": 20}}}
-        },
-        instance=instance,
-    )  # fmt: skip
+    board = group.board
     assert board.success
     assert all(c.passed for c in board.get_asset_check_evaluations())
     table = board.output_for_node("openspiel_leaderboards")
@@ -150,6 +210,151 @@ def test_the_group_materializes_per_game_and_fits_a_leaderboard(
     (mat,) = board.asset_materializations_for_node("openspiel_leaderboards")
     assert mat.metadata["games"].value == ", ".join(sorted(GAMES))
     assert "per_game_alpha" in mat.metadata and mat.metadata["runs"].value == len(GAMES) * 3 * RUNS
+
+
+def released(folder: Path, name: str) -> pd.DataFrame:
+    return pd.read_parquet(folder / "tables" / f"{name}.parquet")
+
+
+def test_the_group_release_is_published_verifies_and_holds_the_assets(
+    group: Group, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert group.release.success
+    (check,) = group.release.get_asset_check_evaluations()
+    assert check.check_name == "published_release_verifies" and check.passed
+    row = group.release.output_for_node("openspiel_release").iloc[0]
+    folder = Path(row["path"])
+    assert folder.parent == group.store and folder.name == row["release_id"]
+    assert bool(row["newly_published"]) and row["counted_matches"] == len(GAMES) * 3 * RUNS * 2
+    # verify passes, as a function and as `genstrat release verify`
+    assert verify(folder).release_id == row["release_id"]
+    assert main(["release", "verify", row["release_id"], "--store", str(group.store)]) == 0
+    assert row["release_id"] in capsys.readouterr().out
+    assert main(["release", "list", "--store", str(group.store)]) == 0
+    assert "[openspiel]" in capsys.readouterr().out
+    assert main(["release", "show", str(folder), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["benchmark"] == "openspiel"
+
+    # the manifest tells it apart from the generated benchmark's, and records its engine
+    manifest = json.loads((folder / "manifest.json").read_text())
+    games = group.games.output_for_node("openspiel_games")
+    assert manifest["benchmark"] == "openspiel"
+    assert manifest["engine_version"] == games["engine_version"].iloc[0]
+    assert manifest["analysis"]["n_boot"] == 50  # the settings openspiel_leaderboards recorded
+    assert {p["name"] for p in manifest["roster"]} == set(PLAYERS)  # heuristic did not play
+    (entry,) = json.loads((group.store / "index.json").read_text())["releases"]
+    assert entry["benchmark"] == "openspiel" and entry["release_id"] == row["release_id"]
+    assert "`openspiel` benchmark group" in (folder / "README.md").read_text()
+    assert "openspiel_games" in (folder / "SCHEMA.md").read_text()
+
+    # every gate ran and passed, the matches attested to the games' spec hashes
+    card = json.loads((folder / "integrity.json").read_text())
+    assert all(g["passed"] for g in card["gates"].values()), card["gates"]
+    matches = len(GAMES) * 3 * RUNS * 2
+    assert card["gates"]["attestation"]["figures"]["match_corpus"]["matches"] == matches
+    assert set(card["gates"]["zero_sum"]["figures"]) == {"match_corpus", "complete_pairs"}
+    assert (
+        "recomputed from the released data: leaderboards"
+        in card["gates"]["reproduction"]["message"]
+    )
+
+    # its tables equal the assets
+    corpus = pd.concat(
+        [r.output_for_node("openspiel_match_corpus") for r in group.corpora], ignore_index=True
+    )
+    shipped = released(folder, "match_corpus")
+    assert sorted(shipped["match_id"]) == sorted(corpus["match_id"])
+    assert zero_sum(shipped).passed and "duration_s" not in shipped.columns  # no wall clock
+    pairs = released(folder, "complete_pairs")
+    assert sorted(pairs["match_id"]) == sorted(corpus["match_id"])
+    assert paired_runs(pairs).passed
+    board = group.board.output_for_node("openspiel_leaderboards")
+    pd.testing.assert_frame_equal(
+        released(folder, "leaderboards")[["model", "alpha"]].reset_index(drop=True),
+        board[["model", "alpha"]].reset_index(drop=True),
+        check_dtype=False,
+    )
+    assert set(released(folder, "per_game_alpha")["game_seed"]) == set(games["game_seed"])
+    assert len(released(folder, "pairwise")) and len(released(folder, "bradley_terry"))
+    pd.testing.assert_frame_equal(
+        released(folder, "openspiel_games")[["game", "spec_hash", "engine_version"]],
+        games[["game", "spec_hash", "engine_version"]],
+    )
+    moves = released(folder, "match_moves")
+    assert set(moves["match_id"]) == set(corpus["match_id"])
+    assert len(moves) == int(corpus["n_moves"].sum()) and "latency_s" not in moves.columns
+
+
+def test_materializing_the_release_again_publishes_the_same_id(group: Group) -> None:
+    first = group.release.output_for_node("openspiel_release").iloc[0]
+    again = materialize_release(group.env, group.instance, group.store)
+    assert again.success
+    row = again.output_for_node("openspiel_release").iloc[0]
+    assert row["release_id"] == first["release_id"] and not bool(row["newly_published"])
+    assert len(json.loads((group.store / "index.json").read_text())["releases"]) == 1
+
+
+def release_inputs(group: Group) -> dict[str, pd.DataFrame]:
+    return openspiel.openspiel_release_tables(
+        group.games.output_for_node("openspiel_games"),
+        {
+            key: result.output_for_node("openspiel_match_corpus")
+            for key, result in zip(GAMES, group.corpora, strict=True)
+        },
+        group.board.output_for_node("openspiel_leaderboards"),
+        group.games.output_for_node("roster"),
+        openspiel.tournament_moves(ProjectPaths(data_dir=str(group.env.data)), GAMES),
+    )
+
+
+def store_state(store: Path) -> tuple[bytes, list[str]]:
+    index = store / "index.json"
+    return (
+        index.read_bytes() if index.exists() else b"",
+        sorted(p.name for p in store.iterdir()) if store.exists() else [],
+    )
+
+
+@pytest.mark.parametrize("store_kind", ["published", "empty"])
+def test_a_non_zero_sum_row_fails_its_gate_by_name_and_publishes_nothing(
+    group: Group, tmp_path: Path, store_kind: str
+) -> None:
+    tables = release_inputs(group)
+    corpus = tables["match_corpus"].copy()
+    corpus.loc[0, "bob_chip_delta"] = corpus.loc[0, "bob_chip_delta"] + 1  # chips from nowhere
+    tables["match_corpus"] = corpus
+    store = group.store if store_kind == "published" else tmp_path / "store"
+    before = store_state(store)
+    config = openspiel.ReleaseConfig(store=str(store))
+    with pytest.raises(GateFailed, match=r"^gate zero_sum failed: match_corpus: ") as info:
+        openspiel.build_openspiel_release(tables, {"name": "demo"}, config)
+    assert "\n" not in str(info.value)
+    assert store_state(store) == before  # nothing published, the index as it was
+
+
+def test_matches_of_a_game_not_in_the_games_table_fail_attestation(
+    group: Group, tmp_path: Path
+) -> None:
+    tables = release_inputs(group)
+    games = tables["openspiel_games"]
+    tables["openspiel_games"] = games.loc[games["game"] != "openspiel:liars_dice"]
+    config = openspiel.ReleaseConfig(store=str(tmp_path / "store"))
+    with pytest.raises(GateFailed, match=r"^gate attestation failed: complete_pairs: .*outside"):
+        openspiel.build_openspiel_release(tables, {"name": "demo"}, config)
+    assert store_state(tmp_path / "store") == (b"", [])
+
+
+def test_a_game_without_its_moves_journal_is_refused_in_one_line(tmp_path: Path) -> None:
+    paths = ProjectPaths(data_dir=str(tmp_path / "data"))
+    with pytest.raises(ValueError, match=r"^openspiel:chess: no moves journal at ") as info:
+        openspiel.tournament_moves(paths, ["openspiel:chess"])
+    assert "\n" not in str(info.value)
+
+
+def test_games_under_two_engine_versions_are_refused_in_one_line() -> None:
+    games = pd.DataFrame({"engine_version": ["openspiel-adapter-1/x", "openspiel-adapter-2/x"]})
+    with pytest.raises(ValueError, match="2 engine versions, not one"):
+        openspiel.engine_version_of(games)
 
 
 def test_a_new_game_list_replaces_the_partitions(project_env: ProjectEnv) -> None:

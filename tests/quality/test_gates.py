@@ -184,3 +184,26 @@ def test_a_benchmark_table_is_checked_against_rendered_rulebooks_and_attests_wit
         }
     )
     assert frozen is not None and frozen[4] == specs[4].spec_hash and len(frozen) == 2 + 4
+
+
+def test_matches_of_the_openspiel_group_are_attested_to_its_games() -> None:
+    """Issue 18: without generated games, the ``openspiel_games`` table is the frozen set and
+    the matches are attested to its spec hashes under the engine version the release names."""
+    version = "openspiel-adapter-1/open_spiel-2.0.2"
+    games = pd.DataFrame(
+        {"game": ["openspiel:a", "openspiel:b"], "game_seed": list(GAMES),
+         "spec_hash": list(GAMES.values()), "engine_version": [version] * 2}
+    )  # fmt: skip
+    matches = sound_matches().assign(engine_version=version)
+    tables = {"openspiel_games": games, "complete_pairs": matches}
+    gates = release_gates(tables, engine_version=version, with_expectations=False)
+    assert gates["attestation"].passed, gates["attestation"].message
+    assert gates["attestation"].figures["complete_pairs"]["matches"] == len(matches)
+    other = games.assign(spec_hash=games["spec_hash"].str[::-1])  # another game under the name
+    failed = release_gates(
+        {**tables, "openspiel_games": other}, engine_version=version, with_expectations=False
+    )["attestation"]
+    assert not failed.passed and "differs from its frozen game" in failed.message
+    under = release_gates(tables, engine_version=ENGINE_VERSION, with_expectations=False)
+    assert not under["attestation"].passed  # played under another engine than the release's
+    assert "engine_version" in under["attestation"].message

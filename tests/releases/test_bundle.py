@@ -167,3 +167,21 @@ def test_the_readme_is_a_dataset_card_of_the_tables_with_rows(tmp_path: Path) ->
     assert [c["config_name"] for c in card["configs"]] == ["reference_games", "scores"]
     assert card["configs"][1]["data_files"] == [{"split": "train", "path": "tables/scores.parquet"}]
     assert "## Leaderboard" not in readme  # no leaderboards table in this bundle
+
+
+def test_a_benchmark_is_recorded_only_when_named_and_is_in_the_id(tmp_path: Path) -> None:
+    """Issue 18: the openspiel group's release records ``"benchmark"``; a release that names
+    none (the generated benchmark's) has no such key, so its manifest and id are as before."""
+    from dataclasses import replace
+
+    tables, texts, images, context = sample_inputs()
+    plain = build_bundle(tables, texts, images, context, gates=PASSING, root=tmp_path / "a")
+    assert "benchmark" not in json.loads((plain / "manifest.json").read_text())
+    assert "| benchmark |" not in (plain / "README.md").read_text()
+    named = replace(context, benchmark="openspiel")
+    other = build_bundle(tables, texts, images, named, gates=PASSING, root=tmp_path / "b")
+    manifest = json.loads((other / "manifest.json").read_text())
+    assert manifest["benchmark"] == "openspiel"
+    assert other.name == derive_release_id(manifest) != plain.name
+    assert "| benchmark | openspiel |" in (other / "README.md").read_text()
+    assert "`openspiel` benchmark group" in (other / "README.md").read_text()
