@@ -88,20 +88,3 @@ def postgres_env(
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("DAGSTER_HOME", str(postgres_home))
     return ProjectEnv(data=project_env.data, dagster_home=postgres_home)
-
-
-# --- Order: the longest module first ------------------------------------------------------------
-
-# The end-to-end deployment (tests/e2e: three refreshes through a real daemon) takes most of the
-# suite's wall time while leaving a core mostly idle; collected first, it is the first file a
-# pytest-xdist worker takes (make test runs two, one file at a time), and the other worker runs
-# the rest of the suite beside it instead of after it.
-FIRST = ("tests/e2e/",)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    def first(item: pytest.Item) -> bool:
-        path = item.path.relative_to(REPO_ROOT).as_posix()
-        return path.startswith(FIRST)
-
-    items.sort(key=lambda item: not first(item))  # stable: the order within each part stays
