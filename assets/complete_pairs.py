@@ -27,11 +27,14 @@ from engines.tournament.pairs import (
 from engines.tournament.records import MATCH_SCHEMA
 
 
-def all_matches(match_corpus: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Every game's matches as one table; ``ValueError`` when no partition has a match."""
+def all_matches(
+    match_corpus: pd.DataFrame | Mapping[str, pd.DataFrame], name: str = "match_corpus"
+) -> pd.DataFrame:
+    """Every game's matches as one table; ``ValueError`` when no partition of ``name`` has a
+    match."""
     matches = concat_partitions(match_corpus, MATCH_SCHEMA.names)
     if matches.empty:
-        raise ValueError("match_corpus has no matches in any partition")
+        raise ValueError(f"{name} has no matches in any partition")
     return matches
 
 

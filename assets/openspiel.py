@@ -55,6 +55,7 @@ from pydantic import Field
 from arena.games import resolve_games
 from arena.tournament.journal import MATCHES, MOVES
 from arena.tournament.runner import run_tournament, tournament_schedule
+from assets.complete_pairs import all_matches
 from assets.leaderboards import StatsConfig, build_leaderboards
 from assets.partitions import OPENSPIEL_GAMES, concat_partitions
 from assets.release import ReleaseConfig, analysis_settings, release_metadata, verify_published
@@ -205,10 +206,7 @@ def openspiel_match_corpus(
 
 def openspiel_pairs(corpus: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """The complete pairs of every game's partition; ``ValueError`` when there are none."""
-    matches = concat_partitions(corpus, MATCH_SCHEMA.names)
-    if matches.empty:
-        raise ValueError("openspiel_match_corpus has no matches in any partition")
-    kept, _ = complete_pairs(matches)
+    kept, _ = complete_pairs(all_matches(corpus, "openspiel_match_corpus"))
     if kept.empty:
         raise ValueError("openspiel_match_corpus has no run with both deals complete")
     return kept

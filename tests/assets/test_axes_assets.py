@@ -9,21 +9,11 @@ import pandas as pd
 
 from assets import axes
 from assets.partitions import BENCHMARK_GAMES
-from assets.resources import ProjectPaths, RunProfile
 from engines.axes.names import AXES
 from engines.axes.screening import SCREENING_AXES
-from pipelines.io_managers import ParquetIOManager
+from tests.assets.resources import resources
 from tests.engines.axes.accepted_pool import POOL_SEEDS, accepted_frame
 from tests.support import ProjectEnv
-
-
-def resources(env: ProjectEnv) -> dict[str, object]:
-    paths = ProjectPaths(data_dir=str(env.data))
-    return {
-        "profile": RunProfile(name="demo"),
-        "paths": paths,
-        "io_manager": ParquetIOManager(paths=paths),
-    }
 
 
 def test_the_stage_materializes_on_the_demo_profile(project_env: ProjectEnv) -> None:

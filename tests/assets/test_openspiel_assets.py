@@ -16,14 +16,14 @@ import pytest
 
 from assets import openspiel, roster
 from assets.partitions import OPENSPIEL_GAMES, OPENSPIEL_GAMES_NAME
-from assets.resources import ProjectPaths, RosterFile, RunProfile
+from assets.resources import ProjectPaths
 from assets.run_profiles import PROFILES
 from engines.openspiel.spec import ADAPTER_VERSION, OPEN_SPIEL_VERSION
 from engines.tournament.corpus_checks import paired_runs, zero_sum
 from engines.tournament.pairs import complete_pairs
 from pipelines.cli import main
-from pipelines.io_managers import ParquetIOManager
 from releases.store import GateFailed, verify
+from tests.assets.resources import resources
 from tests.support import ProjectEnv
 
 GAMES = ["openspiel:connect_four", "openspiel:liars_dice"]
@@ -36,16 +36,6 @@ ROSTER = (
 )
 RUNS = 3
 PLAYERS = ("random", "mcts-8", "mcts-60")
-
-
-def resources(env: ProjectEnv) -> dict[str, object]:
-    paths = ProjectPaths(data_dir=str(env.data))
-    return {
-        "profile": RunProfile(name="demo"),
-        "paths": paths,
-        "io_manager": ParquetIOManager(paths=paths),
-        "roster_file": RosterFile(),
-    }
 
 
 def test_the_demo_profile_has_no_openspiel_games_and_dumps_as_before() -> None:

@@ -12,9 +12,9 @@ import pytest
 from arena.roster import load_roster
 from assets import complete_pairs, match_corpus, roster
 from assets.partitions import BENCHMARK_GAMES, BENCHMARK_GAMES_NAME, DEMO_BENCHMARK_GAMES
-from assets.resources import ROSTER_ENV_VAR, ProjectPaths, RosterFile, RunProfile
-from pipelines.io_managers import ParquetIOManager, StepValueIOManager
+from assets.resources import ROSTER_ENV_VAR
 from releases.contents import WALL_CLOCK_COLUMNS
+from tests.assets.resources import resources
 from tests.support import ProjectEnv
 
 SMALL = (
@@ -22,17 +22,6 @@ SMALL = (
     "  - {name: random, kind: builtin, agent: random}\n"
     "  - {name: heuristic, kind: builtin, agent: heuristic}\n"
 )
-
-
-def resources(env: ProjectEnv) -> dict[str, object]:
-    paths = ProjectPaths(data_dir=str(env.data))
-    return {
-        "profile": RunProfile(name="demo"),
-        "paths": paths,
-        "io_manager": ParquetIOManager(paths=paths),
-        "step_io_manager": StepValueIOManager(paths=paths),
-        "roster_file": RosterFile(),
-    }
 
 
 def roster_config(roster_path: Path) -> dict[str, object]:

@@ -9,20 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assets.run_profiles import get_profile
 from engines.openspiel import OpenSpielState, parse_openspiel
 from engines.openspiel.determinize import determinize
 from engines.openspiel.spec import PROTOCOLS
 from engines.openspiel.text import parse_move, read_move, rules_text
 
-TOKENS = [
-    "openspiel:chess",
-    "openspiel:go(board_size=9)",
-    "openspiel:connect_four",
-    "openspiel:hex(board_size=7)",
-    "openspiel:breakthrough",
-    "openspiel:liars_dice",
-    "openspiel:hunl",
-]
+TOKENS = list(get_profile("paper").openspiel_games)  # the seven games the paper profile plays
 SPECS = {token: parse_openspiel(token) for token in TOKENS}
 CHANCE = ["openspiel:liars_dice", "openspiel:hunl"]
 
