@@ -165,7 +165,14 @@ def _leaderboard_tables(
     block = config.block or runs.blocks[int(np.argmax(np.bincount(runs.block)))]
     block_fit = rob.block_refit(sample, block, board)
     dropped = config.exclude_model or order[-1]
-    without = rob.without_model(sample, dropped, board)
+    if runs.n_models >= 3:
+        without = rob.without_model(sample, dropped, board)
+        without_table = _board_table(without.leaderboard, f"without {dropped}")
+        without_kendall = without.kendall_tau
+    else:  # leaving one of two models out leaves no pair to fit
+        not_estimable["without_model"] = "two models: leaving one out leaves no pair to fit"
+        without_table = _board_table(board, f"without {dropped}").iloc[0:0]
+        without_kendall = float("nan")
     tables = {
         "leaderboard": board.table,
         "per_game_alpha": per_game_frame(runs, alpha_game).loc[:, order],
@@ -177,7 +184,7 @@ def _leaderboard_tables(
         "leave_one_game_out": logo,
         "game_subsets": subsets,
         "block_leaderboard": _board_table(block_fit.leaderboard, block),
-        "without_model_leaderboard": _board_table(without.leaderboard, f"without {dropped}"),
+        "without_model_leaderboard": without_table,
         "late_block": val.late_block_from_runs(runs),
     }
     summary: dict[str, Any] = {
@@ -198,7 +205,7 @@ def _leaderboard_tables(
         "block": block,
         "block_kendall": block_fit.kendall_tau,
         "without_model": dropped,
-        "without_model_kendall": without.kendall_tau,
+        "without_model_kendall": without_kendall,
         "not_estimable": not_estimable,
     }
     return tables, summary

@@ -97,3 +97,19 @@ def test_a_one_game_corpus_has_a_leaderboard_and_says_what_it_cannot_refit(
     assert len(result.tables["leaderboard"]) == 4
     assert result.tables["leave_one_game_out"].empty
     assert "one game" in result.summary["not_estimable"]["leave_one_game_out"]
+
+
+def test_a_two_model_corpus_has_a_leaderboard_and_says_it_cannot_leave_one_out(
+    corpus: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    matches = corpus[0]
+    first, second = sorted(set(matches["alice"]))[:2]
+    two = matches[matches["alice"].isin([first, second]) & matches["bob"].isin([first, second])]
+    result = analyse(two, rng=np.random.default_rng(1), config=QUICK)
+    board = result.tables["leaderboard"]
+    assert set(board["model"]) == {first, second}
+    assert board["alpha"].sum() == pytest.approx(0.0, abs=1e-9)  # sum to zero
+    without = result.tables["without_model_leaderboard"]
+    assert without.empty and {"subset", "model", "alpha"} <= set(without.columns)
+    assert "two models" in result.summary["not_estimable"]["without_model"]
+    assert np.isnan(result.summary["without_model_kendall"])
