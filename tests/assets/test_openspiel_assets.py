@@ -403,3 +403,32 @@ def test_a_roster_without_two_openspiel_players_is_refused_in_one_line(
     assert cause.cls_name == "ValueError"
     assert "no two players of the roster play openspiel:connect_four" in message
     assert "\n" not in message
+
+
+def test_two_players_get_a_leaderboard(project_env: ProjectEnv, tmp_path: Path) -> None:
+    path = tmp_path / "roster.yaml"
+    path.write_text("players:\n" + "".join(ROSTER.splitlines(keepends=True)[1:3]))  # random, mcts-8
+    instance = dg.DagsterInstance.ephemeral()
+    game = "openspiel:connect_four"
+    config = {
+        "ops": {
+            "roster": {"config": {"path": str(path)}},
+            "openspiel_games": {"config": {"games": [game]}},
+        }
+    }
+    dg.materialize(
+        [roster.roster, openspiel.openspiel_games], resources=resources(project_env),
+        run_config=config, instance=instance,
+    )  # fmt: skip
+    dg.materialize(
+        GROUP_ASSETS[:3], selection=[dg.AssetKey("openspiel_match_corpus")], partition_key=game,
+        resources=resources(project_env), instance=instance,
+        run_config={"ops": {"openspiel_match_corpus": {"config": {"runs": 2}}}},
+    )  # fmt: skip
+    board = dg.materialize(
+        GROUP_ASSETS[:4], selection=[dg.AssetKey("openspiel_leaderboards")],
+        resources=resources(project_env), instance=instance,
+        run_config={"ops": {"openspiel_leaderboards": {"config": {"bootstrap": 20, "subsets": 5}}}},
+    ).output_for_node("openspiel_leaderboards")  # fmt: skip
+    assert set(board["model"]) == {"random", "mcts-8"}
+    assert board["alpha"].sum() == pytest.approx(0.0, abs=1e-9)
