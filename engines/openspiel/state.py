@@ -87,10 +87,16 @@ class OpenSpielState:
             self._player = 1 - self.moves[-1][0]
         else:
             self._player = int(ps.current_player())
-        cap = spec.move_cap
-        if cap is not None and len(self.moves) >= cap:
-            self.adjudicated = f"{spec.adjudication} at the move cap ({cap} moves)"
-            self._player = TERMINAL
+        self._stop_at_cap()
+
+    def _stop_at_cap(self) -> bool:
+        """End the deal, adjudicated, when its player moves reached the cap; whether it did."""
+        cap = self._cap
+        if cap is None or len(self.moves) < cap:
+            return False
+        self.adjudicated = f"{self.spec.adjudication} at the move cap ({cap} moves)"
+        self._player = TERMINAL
+        return True
 
     # -- the interface ------------------------------------------------------------------------
     @property
@@ -161,10 +167,7 @@ class OpenSpielState:
             self._menu = None
             if self.ps.is_terminal():
                 self._player = TERMINAL
-            elif self._cap is not None and len(self.moves) >= self._cap:
-                self.adjudicated = f"{self.spec.adjudication} at the move cap ({self._cap} moves)"
-                self._player = TERMINAL
-            else:
+            elif not self._stop_at_cap():
                 self._player = 1 - seat
             return
         self._advance()
