@@ -68,13 +68,13 @@ STAGES: tuple[ModuleType, ...] = (
 # cannot hold.
 ON_REQUEST: tuple[ModuleType, ...] = (openspiel,)
 
-# Steps of a run launched from the UI or a schedule: at most two at a time (the machine has two
-# cores), each in a process forked from a server that has already imported the code location,
-# so a step does not pay Dagster's and the engines' import time again. ``make run`` executes
-# in-process instead (see pipelines/run_main.py).
-EXECUTOR = dg.multiprocess_executor.configured(
-    {"max_concurrent": 2, "start_method": {"forkserver": {}}}
-)
+# Steps of a run launched from the UI, a schedule or a sensor run one after another in the run's
+# own process, as ``make run`` runs them (pipelines/run_main.py). The stages that need both
+# cores use a process pool inside their step (the pool, the axes, the tournament's workers), so
+# a process per step bought no parallelism: it cost each step a fork, a fresh instance and a
+# rebuilt execution plan, three to five times a small step's own time (the roots of the ``tiny``
+# profile: 44 s a run with a process per step, 10 s in-process; docs/ARCHITECTURE.md).
+EXECUTOR = dg.in_process_executor
 
 
 # Who answers for the assets, and how fresh the nightly refresh keeps them: a day and a bit

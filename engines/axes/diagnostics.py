@@ -16,7 +16,8 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from scipy import stats
+
+from engines.stats.special import spearman_statistic
 
 
 def mean_and_error(values: Sequence[float]) -> tuple[float, float]:
@@ -49,7 +50,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     xs, ys = zip(*pairs, strict=True)
     if len(set(xs)) < 2 or len(set(ys)) < 2:
         return math.nan
-    return float(stats.spearmanr(xs, ys).statistic)
+    return spearman_statistic(xs, ys)
 
 
 def pairwise_correlations(table: Mapping[str, Sequence[float]]) -> dict[tuple[str, str], float]:

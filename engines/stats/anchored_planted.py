@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy.special import expit
 
 from engines.stats.anchored import (
     ELO_SCALE,
@@ -36,6 +35,7 @@ from engines.stats.anchored import (
     seat_runs_from_arrays,
 )
 from engines.stats.reference_field import ReferenceField
+from engines.stats.special import expit
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import stats
 
 from engines.axes.names import AXES
 from engines.stats.bootstrap import bootstrap_p_value, percentile_interval
 from engines.stats.composite import regressor_zscores
 from engines.stats.ranks import spearman_rho
+from engines.stats.special import t_sf
 from engines.stats.zscores import zscores
 
 FloatArray = npt.NDArray[np.float64]
@@ -148,7 +148,7 @@ def factor_analysis(
     i, j = np.triu_indices(len(models), k=1)
     r = np.clip(corr[i, j], -1.0 + 1e-15, 1.0 - 1e-15)
     t = r * np.sqrt((n - 2) / (1.0 - r * r))
-    p = 2.0 * stats.t.sf(np.abs(t), n - 2)
+    p = 2.0 * t_sf(np.abs(t), n - 2)
     reject, adjusted = benjamini_hochberg(p, q)
     names = np.asarray(models, dtype=object)
     return FactorAnalysis(

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy.special import expit
 
 from engines.stats.bootstrap import percentile_interval
 from engines.stats.leaderboard import RunSample
 from engines.stats.ranks import spearman_rho
 from engines.stats.runs import RunTable
+from engines.stats.special import expit
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import rankdata
+
+from engines.stats.special import rankdata
 
 FloatArray = npt.NDArray[np.float64]
 
