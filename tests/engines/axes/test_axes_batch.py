@@ -37,6 +37,7 @@ from engines.axes.replay import action_values
 from engines.axes.screening import (
     MAX_AMOUNTS,
     _information_compiled,
+    _random_play,
     coarse_state,
     screening_axes,
 )
@@ -189,6 +190,27 @@ def test_incremental_keys_equal_the_states(name: str, coarse: bool) -> None:
                 assert keys.key(state, s) == expected
             menu = state.legal_actions()
             state.apply(menu[int(rng.integers(len(menu)))])
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_the_screening_random_play_equals_the_interpreted_play(name: str) -> None:
+    """State space, temporal depth and risk: the incremental loop (coarse states built from
+    the one before, ``rng.choice`` written out) gives the reference's floats exactly."""
+    spec = GAMES[name]
+    assert _random_play(spec, 120, 5) == _random_play(spec, 120, 5, interpreted=True)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(min_value=0, max_value=2**40),
+    complexity=st.floats(min_value=0.5, max_value=4.0, allow_nan=False),
+    play_seed=st.integers(min_value=0, max_value=2**64 - 1),
+)
+def test_the_screening_random_play_of_generated_games(
+    seed: int, complexity: float, play_seed: int
+) -> None:
+    spec = generate(seed, GenerationConfig(complexity=complexity))
+    assert _random_play(spec, 40, play_seed) == _random_play(spec, 40, play_seed, True)
 
 
 @pytest.mark.parametrize("name", ["leduc", "example4643", "seed4", "seed130"])
