@@ -25,7 +25,9 @@ Sites:
   deals (the paper ranks 200 members; the cost is linear in them);
 - ``replays``: ``action_values`` of the first ``--decisions`` recorded decisions (4 x 9 x 10
   contexts each, world sampling included, which both paths share);
-- ``screening``: ``screening_axes`` at the paper screening budget.
+- ``screening``: ``screening_axes`` at the paper screening budget;
+- ``information``: ``information_differences`` (the information axis's search players, whose
+  rollouts the compiled loop plays) for one seat and opponent at the paper budget.
 
 Ratios, not absolute times: the machine is shared, and alternation exposes both paths to
 the same load; the absolute seconds are printed for reference only.  Never used as a
@@ -45,6 +47,7 @@ import numpy as np
 
 from engines.axes.budgets import axis_budget, screening_budget
 from engines.axes.decisions import decision_distribution
+from engines.axes.information import information_differences
 from engines.axes.population import (
     build_population,
     forget_strategies,
@@ -135,6 +138,16 @@ def measure(name: str, repeats: int, strategies: int, decisions: int) -> dict[st
         repeats,
         lambda a, b: bool(a == b),
     )
+    out["information"] = _side_by_side(
+        {
+            "interpreter": lambda: information_differences(
+                spec, population, budget, 3, 0, 0, interpreted=True
+            ),
+            "trees": lambda: information_differences(spec, population, budget, 3, 0, 0),
+        },
+        repeats,
+        lambda a, b: bool(a == b),
+    )
     return out
 
 
@@ -166,7 +179,7 @@ def measure_pool(seeds: int, repeats: int) -> dict[str, Any]:
     return row
 
 
-SITES = ("ranking", "replays", "screening")
+SITES = ("ranking", "replays", "screening", "information")
 
 
 def main() -> None:

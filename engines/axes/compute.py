@@ -4,9 +4,11 @@
 
 1. the state-space count (one task) and the ranking of the population against L0 (the
    strategies split into chunks), in parallel;
-2. STD_g and the decision distribution mu_i by self-play (in this process);
-3. the replays of every recorded decision (chunks of decisions) and the information axis's
-   search deals (one task per seat and opponent), in parallel;
+2. STD_g and the decision distribution mu_i by self-play (in this process), while the
+   workers start on the information axis's search deals (one task per seat and opponent:
+   they need only the population);
+3. the replays of every recorded decision (chunks of decisions), in parallel with the
+   search deals still running;
 4. the axes (temporal, opponent and precision as means over decisions, information as a mean
    over deals; chip-valued scores divided by STD_g; the four averaged over seats) and their
    diagnostics.
@@ -198,19 +200,23 @@ def compute_axes(
     if progress:
         progress("population", 1, 1)
 
-    # 2. STD_g and the decision distribution.
-    std = std_g(spec, population, budget, derive_seed(seed, 0x57D0))
-    selfplay = decision_distribution(spec, population, budget, derive_seed(seed, 0x5E1F0))
-
-    # 3. Replays and search deals.
-    replay_seed = derive_seed(seed, 0xAC70)
+    # The search deals need only the population: submitted now, a pool's workers play them
+    # while this process plays stage 2 (inline, they run here first; every task draws from
+    # its own seeds, so the order changes no number).
     info_seed = derive_seed(seed, 0x1F00)
-    futures: list[TaskResult[Any]] = []
     info_futures = [
         runner.submit(_info_task, spec_json, population, budget, info_seed, seat, index)
         for index in range(budget.info_opponents)
         for seat in (0, 1)
     ]
+
+    # 2. STD_g and the decision distribution.
+    std = std_g(spec, population, budget, derive_seed(seed, 0x57D0))
+    selfplay = decision_distribution(spec, population, budget, derive_seed(seed, 0x5E1F0))
+
+    # 3. Replays (and the search deals submitted above).
+    replay_seed = derive_seed(seed, 0xAC70)
+    futures: list[TaskResult[Any]] = []
     futures.extend(info_futures)
     replay_futures = []
     for chunk in _split(selfplay.decisions, max(1, len(selfplay.decisions) // 4)):

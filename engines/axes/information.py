@@ -43,6 +43,7 @@ from engines.axes.play import (
 )
 from engines.axes.population import L0, Population
 from engines.axes.worlds import resample_world
+from engines.gbg.batch_random import l0_rollouts
 from engines.gbg.engine import CHANCE, State, new_deal
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
@@ -67,8 +68,14 @@ def search_choice(
     budget: AxisBudget,
     informed: bool,
     stats: SearchStats | None = None,
+    *,
+    interpreted: bool = False,
 ) -> str:
-    """The search player's action at ``state`` (steps 1 to 3 of the module docstring)."""
+    """The search player's action at ``state`` (steps 1 to 3 of the module docstring).
+
+    The rollouts of all worlds and actions are played in one call of the compiled loop
+    (``engines.gbg.batch_random.l0_rollouts``: ``play_out``'s deals, move for move);
+    ``interpreted=True`` interprets each (the reference the tests compare with)."""
     upto = len(trace)
     worlds = [
         resample_world(
@@ -85,9 +92,25 @@ def search_choice(
         for _ in range(budget.search_worlds)
     ]
     uniforms = rng.random((len(worlds), stream_length(spec)))
+    if stats is not None:
+        stats.decisions += 1
+        stats.worlds += len(worlds)
+        stats.fallbacks += sum(w.fallback for w in worlds)
+    if not interpreted:
+        returns = l0_rollouts(
+            spec,
+            [world.state for world in worlds],
+            [(world.chance.rank, world.chance.aux, uniforms[w]) for w, world in enumerate(worlds)],
+            [(w, world.actions[action]) for w, world in enumerate(worlds) for action in menu],
+            budget.max_amounts,
+        )
+        if returns is not None:
+            # Alice's returns (zero-sum): her chip lead is twice her return, Bob's minus it.
+            leads = (2 if seat == 0 else -2) * returns.reshape(len(worlds), len(menu))
+            return menu[int(np.argmax(leads.sum(axis=0)))]
     totals = np.zeros(len(menu))
     rollout: list[Policy] = [L0, L0]
-    for w, world in enumerate(worlds):
+    for w, world in enumerate(worlds):  # the reference (or a deal the loop cannot play)
         moves = uniforms[w].tolist()
         for a, action in enumerate(menu):
             replay = world.state.clone()
@@ -101,10 +124,6 @@ def search_choice(
                 budget.max_amounts,
             )
             totals[a] += chip_lead(replay, seat)
-    if stats is not None:
-        stats.decisions += 1
-        stats.worlds += len(worlds)
-        stats.fallbacks += sum(w.fallback for w in worlds)
     return menu[int(np.argmax(totals))]
 
 
@@ -118,6 +137,8 @@ def search_deal(
     budget: AxisBudget,
     informed: bool,
     stats: SearchStats | None = None,
+    *,
+    interpreted: bool = False,
 ) -> int:
     """One deal of a search player in ``seat`` against ``opponent``; its chip lead."""
     state = new_deal(spec, explicit_chance=True)
@@ -138,7 +159,18 @@ def search_deal(
             if player == seat:
                 rng = np.random.default_rng(derive_seed(search_seed, searched))
                 searched += 1
-                action = search_choice(spec, trace, state, seat, menu, rng, budget, informed, stats)
+                action = search_choice(
+                    spec,
+                    trace,
+                    state,
+                    seat,
+                    menu,
+                    rng,
+                    budget,
+                    informed,
+                    stats,
+                    interpreted=interpreted,
+                )
             elif keyed is not None:
                 action = keyed(keys.key(state, player), menu, moves.next())
             else:
@@ -163,8 +195,11 @@ def information_differences(
     seat: int,
     index: int,
     stats: SearchStats | None = None,
+    *,
+    interpreted: bool = False,
 ) -> list[float]:
-    """Informed minus uninformed chip lead per deal, against opponent ``index`` of ``seat``."""
+    """Informed minus uninformed chip lead per deal, against opponent ``index`` of ``seat``
+    (``interpreted=True``: every rollout interpreted, the reference)."""
     rng = np.random.default_rng(information_opponent(seed, seat, index))
     opponent = population.opponent(float(rng.random()))
     length = stream_length(spec)
@@ -175,7 +210,16 @@ def information_differences(
         search_seed = derive_seed(seed, 0x5EA, seat, index, deal)
         leads = [
             search_deal(
-                spec, seat, opponent, chance, uniforms, search_seed, budget, informed, stats
+                spec,
+                seat,
+                opponent,
+                chance,
+                uniforms,
+                search_seed,
+                budget,
+                informed,
+                stats,
+                interpreted=interpreted,
             )
             for informed in (True, False)
         ]

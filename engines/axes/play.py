@@ -105,16 +105,37 @@ def named_event(event: tuple[int, str, int, Any], labels: Sequence[str]) -> tupl
     return (kind, seat, data)
 
 
+_NAMES: dict[int, tuple[Sequence[str], dict[Any, str]]] = {}
+_NAMES_CAP = 200_000  # events named per game before its table starts afresh
+
+
+def event_names(labels: Sequence[str]) -> dict[Any, str]:
+    """The table of ``repr(named_event(event, labels))`` by event, shared by every
+    ``InfoKeys`` of a game (its card labels ``labels``; one table per labels object).
+
+    An event's name is a function of the event alone (the labels fixed), and the engine logs
+    each kind of event with one type of data, so an event met again (the same card dealt,
+    the same bet, in another deal, world or replay) is named by one dictionary lookup."""
+    found = _NAMES.get(id(labels))
+    if found is None or found[0] is not labels:
+        if len(_NAMES) > 256:
+            _NAMES.clear()
+        found = _NAMES[id(labels)] = (labels, {})
+    return found[1]
+
+
 class InfoKeys:
     """Information-state keys of one deal, built incrementally: ``key(state, seat)`` equals
-    ``state.information_state(seat)`` but only names the events added since the last call.
-    A replay from a common position starts from a ``copy()`` of the position's keys, so the
-    shared history is named once per world rather than once per replay."""
+    ``state.information_state(seat)`` but only names the events added since the last call
+    (each by a lookup in ``event_names``).  A replay from a common position starts from a
+    ``copy()`` of the position's keys, so the shared history is named once per world rather
+    than once per replay."""
 
-    __slots__ = ("counts", "labels", "owner", "parts")
+    __slots__ = ("counts", "labels", "names", "owner", "parts")
 
     def __init__(self, labels: Sequence[str], owner: State | None = None) -> None:
         self.labels = labels
+        self.names = event_names(labels)
         self.owner = owner  # the state whose events these are, when one is tracked
         self.counts = [0, 0]
         self.parts: list[list[str]] = [[], []]
@@ -123,6 +144,7 @@ class InfoKeys:
         other = InfoKeys.__new__(InfoKeys)
         other.owner = None
         other.labels = self.labels
+        other.names = self.names
         other.counts = self.counts[:]
         other.parts = [self.parts[0][:], self.parts[1][:]]
         return other
@@ -132,10 +154,16 @@ class InfoKeys:
         done = self.counts[seat]
         parts = self.parts[seat]
         if done < len(events):
-            labels = self.labels
+            names = self.names
             for event in events[done:]:
                 if event[0] == PUBLIC or event[0] == seat:
-                    parts.append(repr(named_event(event, labels)))
+                    name = names.get(event)
+                    if name is None:
+                        name = repr(named_event(event, self.labels))
+                        if len(names) >= _NAMES_CAP:
+                            names.clear()
+                        names[event] = name
+                    parts.append(name)
             self.counts[seat] = len(events)
         return f"{SEATS[seat]}:[{', '.join(parts)}]"
 

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from engines.axes.budgets import ScreeningBudget
-from engines.axes.keys import DealKeys, coarse_action
+from engines.axes.keys import coarse_action
 from engines.axes.menus import amount_of, reduce_menu
 from engines.axes.play import (
     ACTION,
@@ -61,9 +61,11 @@ from engines.axes.play import (
 from engines.axes.population import L0, strategy, strategy_seeds
 from engines.axes.worlds import replay_steps
 from engines.gbg.batch_random import l0_rollouts
+from engines.gbg.compiled import compile_spec
 from engines.gbg.engine import CARD_EVENTS, CHANCE, PAIR_EVENTS, PUBLIC, State, new_deal
-from engines.gbg.rng import derive_seed
+from engines.gbg.rng import DealRng, derive_seed
 from engines.gbg.spec import GameSpec
+from engines.gbg.state import initial_state, position_as_known
 from engines.tasks import InlinePool, TaskPool, TaskResult
 
 SCREENING_AXES = (
@@ -82,7 +84,7 @@ _CARDISH = CARD_EVENTS | PAIR_EVENTS | {"show"}
 
 def coarse_state(state: State, seat: int) -> tuple[Any, ...]:
     """The screening run's state of ``seat`` (see the module docstring); the reference that
-    ``engines.axes.keys.DealKeys`` builds incrementally."""
+    ``_random_play_incremental`` (and ``engines.axes.keys.DealKeys``) build incrementally."""
     cardish = _CARDISH
     events = tuple(
         (kind, who) if kind in cardish else (kind, who, data)
@@ -109,25 +111,109 @@ def _random_play(
     spec: GameSpec, deals: int, seed: int, interpreted: bool = False
 ) -> dict[str, float]:
     """State space, temporal depth and risk from uniformly random deals."""
+    if not interpreted:
+        return _random_play_incremental(spec, deals, seed)
     rng = random.Random(derive_seed(seed, 0x5C1))
     seen: tuple[set[Any], set[Any]] = (set(), set())
     later: list[int] = []
     leads: list[int] = []
     for k in range(deals):
         state = new_deal(spec, derive_seed(seed, 0x5C2, k), tree=False)
-        keys = DealKeys(coarse=True)
         choices = 0
         while state.current_player >= 0:
             seat = state.current_player
             menu = state.legal_actions()
             if not _offers_amounts(menu):
-                # The reference rebuilds each key from the whole deal; the keys, incrementally.
-                seen[seat].add(coarse_state(state, seat) if interpreted else keys.key(state, seat))
+                seen[seat].add(coarse_state(state, seat))  # the reference: the whole deal
             if len(menu) > 1:
                 choices += 1
             state.apply(rng.choice(menu))
         later.extend(range(choices - 1, -1, -1))
         leads.append(chip_lead(state, 0))
+    return _random_play_axes(spec, seen, later, leads)
+
+
+def _random_play_incremental(spec: GameSpec, deals: int, seed: int) -> dict[str, float]:
+    """``_random_play`` with each coarse state built from the one before: the deals, moves
+    and states of the reference, in one loop (a coarse state is asked at nearly every
+    decision of 1,500 deals per game, the screening's largest part).
+
+    Per seat it keeps the seen events (card identities dropped), the known positions and
+    the seat's own coarse decisions, adding only what happened since its last decision
+    (as ``engines.axes.keys.DealKeys`` does); the moves are ``rng.choice(menu)`` written
+    out (``random.Random._randbelow``: the bits of ``getrandbits`` until below the menu's
+    length), the same draws."""
+    rng = random.Random(derive_seed(seed, 0x5C1))
+    getrandbits = rng.getrandbits
+    seen: tuple[set[Any], set[Any]] = (set(), set())
+    later: list[int] = []
+    leads: list[int] = []
+    cardish = _CARDISH
+    coarse: dict[str, str] = {}  # coarse_action by action
+    offers = _offers_amounts
+    game = compile_spec(spec)
+    for k in range(deals):
+        # new_deal(spec, play seed, tree=False), the compiled spec looked up once
+        state = initial_state(game, DealRng(derive_seed(seed, 0x5C2, k)))
+        events = state.events  # appended to in place as the deal goes on
+        done = [0, 0]
+        mine: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]] = ([], [])
+        own: tuple[list[str], list[str]] = ([], [])
+        known: tuple[dict[str, str], dict[str, str]] = ({}, {})
+        positions: list[tuple[tuple[str, str], ...]] = [(), ()]  # sorted(known[seat].items())
+        hands = state.hands
+        choices = 0
+        while True:
+            seat = state.current_player
+            if seat < 0:
+                break
+            menu = state.legal_actions()
+            if not offers(menu):
+                n = len(events)
+                if done[seat] < n:
+                    seen_events = mine[seat]
+                    for vis, kind, who, data in events[done[seat] :]:
+                        if vis != PUBLIC and vis != seat:
+                            continue
+                        seen_events.append((kind, who) if kind in cardish else (kind, who, data))
+                        if kind == "position":  # as State.known_positions reads it
+                            name, holder = data
+                            known[seat][name] = position_as_known(holder, seat, vis)
+                            positions[seat] = tuple(sorted(known[seat].items()))
+                    done[seat] = n
+                seen[seat].add(
+                    (
+                        state.phase_id,
+                        menu,
+                        len(hands[seat]),
+                        tuple(own[seat][-3:]),
+                        tuple(mine[seat]),
+                        positions[seat],
+                    )
+                )
+            size = len(menu)
+            if size > 1:
+                choices += 1
+            elif not size:
+                rng.choice(menu)  # raises, as the reference does
+            bits = size.bit_length()
+            r = getrandbits(bits)
+            while r >= size:
+                r = getrandbits(bits)
+            action = menu[r]
+            short = coarse.get(action)
+            if short is None:
+                short = coarse[action] = coarse_action(action)
+            own[seat].append(short)
+            state.apply(action)
+        later.extend(range(choices - 1, -1, -1))
+        leads.append(chip_lead(state, 0))
+    return _random_play_axes(spec, seen, later, leads)
+
+
+def _random_play_axes(
+    spec: GameSpec, seen: tuple[set[Any], set[Any]], later: list[int], leads: list[int]
+) -> dict[str, float]:
     total = len(seen[0]) + len(seen[1])
     return {
         "state_space": math.log10(total) if total else 0.0,
@@ -323,7 +409,7 @@ def screening_axes(
     Information sensitivity and opponent modelling play many deals under one card order:
     they walk fixed-chance trees (``engines.gbg.batch``), the same deals move for move as
     interpreting them; the random-play count builds its coarse states incrementally
-    (``engines.axes.keys.DealKeys``).  ``interpreted=True`` does neither (the reference)."""
+    (``_random_play_incremental``).  ``interpreted=True`` does neither (the reference)."""
     out = _random_play(spec, budget.random_deals, seed, interpreted)
     out["information_sensitivity"] = _information_sensitivity(spec, budget, seed, interpreted)
     out["opponent_modelling"] = _opponent_modelling(spec, budget, seed, interpreted)

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from engines.axes.play import ACTION, CARD, PICK, Chance, DealTrace, Step, draw_chance
+from engines.axes.play import ACTION, CARD, PICK, Chance, DealTrace, InfoKeys, Step, draw_chance
 from engines.gbg.engine import CARD_EVENTS, PAIR_EVENTS, PUBLIC, State, new_deal
 from engines.gbg.spec import GameSpec
 
@@ -96,8 +96,8 @@ def masked_view(state: State, seat: int, masked: Collection[int]) -> list[tuple[
 
 
 def _signature(state: State, seat: int, masked: Collection[int] | None) -> Any:
-    if masked is None:
-        return state.information_state(seat)
+    if masked is None:  # state.information_state(seat), each event named once per game
+        return InfoKeys(state.g.label_of).key(state, seat)
     return masked_view(state, seat, masked)
 
 

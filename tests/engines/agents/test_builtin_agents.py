@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from arena.games import resolve_game
@@ -13,6 +16,8 @@ from engines.agents.builtin import BUILTIN_AGENTS, builtin_agent
 from engines.agents.dirichlet import (
     DirichletStrategy,
     PopulationAgent,
+    _seeded,
+    _state_key,
     chip_lead_against_uniform,
     rank_strategies,
     strategy_seeds,
@@ -22,6 +27,7 @@ from engines.agents.equilibrium import EquilibriumAgent, count_histories, equili
 from engines.agents.search import SearchAgent, sample_world
 from engines.gbg import new_deal, presets
 from engines.gbg.engine import State
+from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
 
 
@@ -80,6 +86,25 @@ def test_dirichlet_mixtures_are_a_pure_function_of_seed_and_information_state() 
     assert forward == backward  # visiting order does not matter
     assert all(abs(sum(p) - 1) < 1e-12 and min(p) > 0 for p in forward)
     assert DirichletStrategy(8).mixture(states[0], ("a", "b", "c")) != forward[0]
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(seed=st.integers(min_value=0, max_value=2**64 - 1), draws=st.integers(1, 700))
+def test_the_mixture_generator_is_random_random_of_the_seed(seed: int, draws: int) -> None:
+    """``_seeded`` skips the constructor's Python layers, not its state: the same doubles as
+    ``random.Random(seed)``, past the first twist of the Mersenne Twister (624 words)."""
+    reference = random.Random(seed)
+    fast = _seeded(seed)
+    assert [fast.random() for _ in range(draws)] == [reference.random() for _ in range(draws)]
+
+
+def test_a_mixture_is_the_normalised_exponentials_of_random_random() -> None:
+    """The mixture as first written (a ``random.Random`` per information state), pinned."""
+    info = "alice:[('card', 0, 'K')]"
+    legal = ("fold", "call", "raise 4")
+    draw = random.Random(derive_seed(11, _state_key(info)))
+    weights = [-math.log(1.0 - draw.random()) for _ in legal]
+    assert DirichletStrategy(11).mixture(info, legal) == tuple(w / sum(weights) for w in weights)
 
 
 def test_dirichlet_one_marginals_are_uniform_for_two_actions() -> None:

@@ -1,18 +1,23 @@
 """The axes' play on fixed-chance trees (engines.gbg.batch) gives the numbers the interpreter
 gives: action tables, population scores and the screening axes are equal, value for value, to
-interpreting every deal (the reference path each call site keeps), and the five axes of two
+interpreting every deal (the reference path each call site keeps), and so are the rollouts
+played on the compiled loop and the screening's incremental random play; the five axes of two
 games equal the figures the interpreter-only code published before the trees existed."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engines.axes import information
 from engines.axes.budgets import axis_budget, screening_budget
 from engines.axes.compute import compute_axes
 from engines.axes.decisions import decision_distribution
+from engines.axes.information import SearchStats, information_differences
 from engines.axes.keys import DealKeys
 from engines.axes.play import (
     Stream,
@@ -37,11 +42,13 @@ from engines.axes.replay import action_values
 from engines.axes.screening import (
     MAX_AMOUNTS,
     _information_compiled,
+    _random_play,
     coarse_state,
     screening_axes,
 )
 from engines.axes.state_space import state_space
 from engines.gbg import presets
+from engines.gbg.batch_random import l0_rollouts
 from engines.gbg.engine import new_deal
 from engines.gbg.generator import GenerationConfig, generate
 from engines.gbg.spec import GameSpec
@@ -189,6 +196,73 @@ def test_incremental_keys_equal_the_states(name: str, coarse: bool) -> None:
                 assert keys.key(state, s) == expected
             menu = state.legal_actions()
             state.apply(menu[int(rng.integers(len(menu)))])
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_the_screening_random_play_equals_the_interpreted_play(name: str) -> None:
+    """State space, temporal depth and risk: the incremental loop (coarse states built from
+    the one before, ``rng.choice`` written out) gives the reference's floats exactly."""
+    spec = GAMES[name]
+    assert _random_play(spec, 120, 5) == _random_play(spec, 120, 5, interpreted=True)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(min_value=0, max_value=2**40),
+    complexity=st.floats(min_value=0.5, max_value=4.0, allow_nan=False),
+    play_seed=st.integers(min_value=0, max_value=2**64 - 1),
+)
+def test_the_screening_random_play_of_generated_games(
+    seed: int, complexity: float, play_seed: int
+) -> None:
+    spec = generate(seed, GenerationConfig(complexity=complexity))
+    assert _random_play(spec, 40, play_seed) == _random_play(spec, 40, play_seed, True)
+
+
+_SEARCH = axis_budget("quick").model_copy(update={"info_deals": 3, "search_worlds": 3})
+
+
+def _search_differences_equal(spec: GameSpec, seed: int) -> int:
+    """Assert both paths agree; return the decisions searched."""
+    population = build_population(spec, axis_budget("quick"), seed % 7)
+    searched = 0
+    for seat in (0, 1):
+        stats, reference = SearchStats(), SearchStats()
+        found = information_differences(spec, population, _SEARCH, seed, seat, 0, stats)
+        expected = information_differences(
+            spec, population, _SEARCH, seed, seat, 0, reference, interpreted=True
+        )
+        assert found == expected
+        assert stats == reference
+        searched += stats.decisions
+    return searched
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_search_rollouts_equal_the_interpreted_rollouts(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The information axis's search players roll out on the compiled loop: every deal's
+    chip-lead difference, and the worlds and fallbacks counted, as interpreting them."""
+    played: list[bool] = []
+
+    def counted(*args: Any) -> Any:  # the real loop, its calls counted
+        returns = l0_rollouts(*args)
+        played.append(returns is not None)
+        return returns
+
+    monkeypatch.setattr(information, "l0_rollouts", counted)
+    assert _search_differences_equal(GAMES[name], 31) > 0
+    assert played and all(played)  # the compiled loop played every search: not vacuous
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(min_value=0, max_value=2**40),
+    complexity=st.floats(min_value=0.5, max_value=4.0, allow_nan=False),
+)
+def test_search_rollouts_of_generated_games(seed: int, complexity: float) -> None:
+    _search_differences_equal(generate(seed, GenerationConfig(complexity=complexity)), seed)
 
 
 @pytest.mark.parametrize("name", ["leduc", "example4643", "seed4", "seed130"])
