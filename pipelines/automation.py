@@ -82,7 +82,12 @@ def follow(
        count) or due to run in another run (a partitioned asset requested now, or one whose
        deps updated and that a later evaluation requests), so that a refresh reaches it once,
        after everything above it;
-    3. it waits while an upstream blocking check fails.
+    3. it waits while an upstream blocking check fails;
+    4. an asset missing when the conditions are first evaluated is requested once its deps are
+       there and nothing above it is busy (Dagster's ``eager`` forgets it: its ``handled``
+       includes the first evaluation).  The roots may well have materialized before the
+       sensor's first tick (the UI's switch and its button are seconds apart, the sensor ticks
+       every 30 s), and their update, older than the first tick, would start nothing.
     """
     if depth < 1:
         raise ValueError(f"depth must be at least 1, not {depth}")
@@ -101,8 +106,16 @@ def follow(
     busy = dg.AutomationCondition.any_deps_match(pending)
     for _ in range(depth - 1):
         busy = dg.AutomationCondition.any_deps_match(pending | busy)
+    handled = (
+        dg.AutomationCondition.newly_requested() | dg.AutomationCondition.newly_updated()
+    ).with_label("handled")
+    eager = (
+        dg.AutomationCondition.eager()
+        .replace("any_deps_updated", updated)
+        .replace("handled", handled)
+    )
     return (
-        dg.AutomationCondition.eager().replace("any_deps_updated", updated)
+        eager
         & ~busy.with_label("upstream in progress")
         & dg.AutomationCondition.all_deps_blocking_checks_passed()
     ).with_label(FOLLOW_LABEL)

@@ -325,6 +325,35 @@ def test_a_roster_change_reaches_the_release_once_after_the_matches() -> None:
     ]
 
 
+def test_assets_missing_at_the_first_evaluation_follow_roots_materialized_before_it() -> None:
+    """The UI's way on a fresh instance: the roots materialize before the sensor's first tick
+    (its switch and the Materialize button are seconds apart, the sensor ticks every 30 s).
+    The first evaluation requests what the roots lead to, and the cascade goes on from there;
+    Dagster's ``eager`` alone would forget the missing assets at the first evaluation and
+    request nothing, ever."""
+    from pipelines.automation import AUTOMATED, requested, with_automation
+
+    roots = [dg.AssetKey("roster"), dg.AssetKey("reference_games")]
+    defs_, instance, run_one = in_process(with_automation(SHAPE, roots=roots))
+    keys = sorted(defs_.resolve_asset_graph().get_all_asset_keys(), key=lambda k: k.path)
+    assert run_one(None, roots, {})  # before any evaluation
+
+    evaluation = dg.evaluate_automation_conditions(defs_, instance, asset_selection=AUTOMATED)
+    first = requested(evaluation, keys)
+    assert first.runs == {
+        "g1": [dg.AssetKey("match_corpus")],
+        "g2": [dg.AssetKey("match_corpus")],
+    }
+    for partition, assets in first.runs.items():
+        assert run_one(partition, assets, {})
+    evaluation = dg.evaluate_automation_conditions(
+        defs_, instance, asset_selection=AUTOMATED, cursor=evaluation.cursor
+    )
+    assert requested(evaluation, keys).runs == {
+        None: [dg.AssetKey(k) for k in ("complete_pairs", "leaderboards", "release_bundle")]
+    }
+
+
 def test_an_asset_ignores_deps_whose_updates_reach_it_through_another() -> None:
     from pipelines.automation import followed_deps
 
