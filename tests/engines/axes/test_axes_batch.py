@@ -135,6 +135,11 @@ def _compiled_plays_equal_play_out(spec: GameSpec, seed: int) -> None:
             assert leads[i, j] == chip_lead(state, 0)
 
 
+# The generated games the hypothesis tests draw: any generator seed, the whole complexity range.
+GENERATOR_SEEDS = st.integers(min_value=0, max_value=2**40)
+COMPLEXITIES = st.floats(min_value=0.5, max_value=4.0, allow_nan=False)
+
+
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_information_sensitivity_plays_are_play_out_deal_for_deal(name: str) -> None:
     """The screening's information-sensitivity plays, on the compiled loop (the first move
@@ -144,8 +149,8 @@ def test_information_sensitivity_plays_are_play_out_deal_for_deal(name: str) -> 
 
 @settings(max_examples=30, deadline=None, derandomize=True)
 @given(
-    seed=st.integers(min_value=0, max_value=2**40),
-    complexity=st.floats(min_value=0.5, max_value=4.0, allow_nan=False),
+    seed=GENERATOR_SEEDS,
+    complexity=COMPLEXITIES,
 )
 def test_information_sensitivity_plays_of_generated_games(seed: int, complexity: float) -> None:
     _compiled_plays_equal_play_out(generate(seed, GenerationConfig(complexity=complexity)), seed)
@@ -208,8 +213,8 @@ def test_the_screening_random_play_equals_the_interpreted_play(name: str) -> Non
 
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(
-    seed=st.integers(min_value=0, max_value=2**40),
-    complexity=st.floats(min_value=0.5, max_value=4.0, allow_nan=False),
+    seed=GENERATOR_SEEDS,
+    complexity=COMPLEXITIES,
     play_seed=st.integers(min_value=0, max_value=2**64 - 1),
 )
 def test_the_screening_random_play_of_generated_games(
@@ -258,8 +263,8 @@ def test_search_rollouts_equal_the_interpreted_rollouts(
 
 @settings(max_examples=10, deadline=None, derandomize=True)
 @given(
-    seed=st.integers(min_value=0, max_value=2**40),
-    complexity=st.floats(min_value=0.5, max_value=4.0, allow_nan=False),
+    seed=GENERATOR_SEEDS,
+    complexity=COMPLEXITIES,
 )
 def test_search_rollouts_of_generated_games(seed: int, complexity: float) -> None:
     _search_differences_equal(generate(seed, GenerationConfig(complexity=complexity)), seed)
