@@ -70,7 +70,10 @@ FOLLOW_LABEL = "follow upstream"
 
 
 def follow(
-    ignored: Iterable[dg.AssetKey] = (), depth: int = 1
+    ignored: Iterable[dg.AssetKey] = (),
+    depth: int = 1,
+    writer: dg.AssetKey | None = None,
+    writer_depth: int = 0,
 ) -> dg.AutomationCondition[dg.AssetKey | dg.AssetCheckKey]:
     """The condition of an asset that follows upstream: Dagster's ``eager`` (run when a dep
     updated, or when newly missing; not while a dep is missing or in progress, nor while this
@@ -87,7 +90,12 @@ def follow(
        there and nothing above it is busy (Dagster's ``eager`` forgets it: its ``handled``
        includes the first evaluation).  The roots may well have materialized before the
        sensor's first tick (the UI's switch and its button are seconds apart, the sensor ticks
-       every 30 s), and their update, older than the first tick, would start nothing.
+       every 30 s), and their update, older than the first tick, would start nothing;
+    5. an asset partitioned by a set that ``writer`` writes (``match_corpus`` and
+       ``benchmark_games``) also waits while the writer, or anything up to ``writer_depth``
+       levels above it, is in progress or due: the writer may change the partition set, and
+       waiting lets the asset's partitions be requested with the writer's other followers
+       (``axis_scores``), so that a refresh plays and measures each game in one run.
     """
     if depth < 1:
         raise ValueError(f"depth must be at least 1, not {depth}")
@@ -99,6 +107,9 @@ def follow(
     # requested into this asset's own run now: ``will_be_requested`` sees a dep requested by
     # this evaluation only when it can run in the same run (the same partitioning), so a
     # partitioned dep, or one due for a later evaluation, makes it wait
+    handled = (
+        dg.AutomationCondition.newly_requested() | dg.AutomationCondition.newly_updated()
+    ).with_label("handled")
     due = dg.AutomationCondition.any_deps_updated().since_last_handled()
     pending = dg.AutomationCondition.in_progress() | (
         due & ~dg.AutomationCondition.will_be_requested()
@@ -106,9 +117,18 @@ def follow(
     busy = dg.AutomationCondition.any_deps_match(pending)
     for _ in range(depth - 1):
         busy = dg.AutomationCondition.any_deps_match(pending | busy)
-    handled = (
-        dg.AutomationCondition.newly_requested() | dg.AutomationCondition.newly_updated()
-    ).with_label("handled")
+    if writer is not None:
+        # ``since_last_handled`` cannot say "due" here: its ``initial_evaluation`` compares the
+        # partitioning of this asset's last request with that of the asset evaluated (the
+        # writer's, another one), so it is true at every evaluation and resets the ``since``
+        writer_due = dg.AutomationCondition.any_deps_updated().since(handled)
+        writer_pending = dg.AutomationCondition.in_progress() | (
+            writer_due & ~dg.AutomationCondition.will_be_requested()
+        )
+        above: dg.AutomationCondition[Any] = writer_pending
+        for _ in range(writer_depth):
+            above = writer_pending | dg.AutomationCondition.any_deps_match(above)
+        busy = busy | dg.AutomationCondition.asset_matches(writer, above)
     eager = (
         dg.AutomationCondition.eager()
         .replace("any_deps_updated", updated)
@@ -123,11 +143,23 @@ def follow(
 
 @dataclass(frozen=True)
 class Follows:
-    """Per asset: the deps whose updates do not start it, and how many levels of ancestors
-    it has (the longest path up to a root)."""
+    """Per asset: the deps whose updates do not start it, how many levels of ancestors it has
+    (the longest path up to a root), and the asset that writes its partition set (if another
+    one does)."""
 
     ignored: dict[dg.AssetKey, frozenset[dg.AssetKey]]
     depth: dict[dg.AssetKey, int]
+    writer: dict[dg.AssetKey, dg.AssetKey] = field(default_factory=dict)
+
+    def condition(self, key: dg.AssetKey) -> dg.AutomationCondition[Any]:
+        """``follow`` for ``key``, as the code location sets it."""
+        writer = self.writer.get(key)
+        return follow(
+            self.ignored[key],
+            max(1, self.depth[key]),
+            writer=writer,
+            writer_depth=self.depth[writer] if writer is not None else 0,
+        )
 
 
 def followed_deps(
@@ -189,7 +221,14 @@ def followed_deps(
             and any(depth[o] > depth[p] and roots_of(p) <= roots_of(o) for o in parents)
         }
         ignored[key] = frozenset(shadowed)
-    return Follows(ignored=ignored, depth=depth)
+    # (a writer that is a dep already is waited for as one)
+    writer = {
+        key: w
+        for w, written in writes_partitions_of.items()
+        for key in written
+        if w not in deps.get(key, set())
+    }
+    return Follows(ignored=ignored, depth=depth, writer=writer)
 
 
 def follows_of(
@@ -221,8 +260,7 @@ def with_automation(
     def policy(spec: dg.AssetSpec) -> dg.AssetSpec:
         if spec.key in root_set:
             return spec
-        condition = follow(plan.ignored[spec.key], max(1, plan.depth[spec.key]))
-        return spec.replace_attributes(automation_condition=condition)
+        return spec.replace_attributes(automation_condition=plan.condition(spec.key))
 
     return [asset.map_asset_specs(policy) for asset in assets]
 

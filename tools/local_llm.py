@@ -28,6 +28,12 @@ from pathlib import Path
 
 HOST = "127.0.0.1"
 MODEL_ALIAS = "smollm2"
+# One inference thread. The tests share two cores with the server, and llama.cpp's threads
+# wait for each other at every layer: with a second thread, a core taken by anything else
+# stalls every token. The local-model ablation test against this server, measured side by
+# side: 45 s with one thread, 51 s with two, on a quiet machine; 95 s with one thread and
+# over 900 s (stopped by its timeout) with two, while a busy loop held one core.
+DEFAULT_THREADS = 1
 
 
 def gguf_path() -> Path:
@@ -124,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("action", choices=("start", "stop"))
     parser.add_argument("--state-dir", required=True, type=Path)
     parser.add_argument("--wait", type=float, default=180.0, help="seconds to wait for it")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--threads", type=int, default=DEFAULT_THREADS, help="inference threads (default 1)"
+    )
     args = parser.parse_args(argv)
     if args.action == "start":
         return start(args.state_dir, args.wait, args.threads)

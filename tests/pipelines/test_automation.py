@@ -120,7 +120,11 @@ def test_every_asset_but_the_roots_follows_upstream() -> None:
         if on_request or key.to_user_string() in ROOT_ASSETS:
             assert condition is None, key
         else:
-            assert condition == follow(plan.ignored[key], plan.depth[key]), key
+            assert condition == plan.condition(key), key
+            if key.to_user_string() in ("match_corpus", "match_moves"):
+                # partitioned by the set benchmark_games writes, and not downstream of it
+                assert plan.writer[key] == dg.AssetKey("benchmark_games")
+                assert condition != follow(plan.ignored[key], plan.depth[key])
     sensor = defs.resolve_sensor_def("follow_upstream")
     assert isinstance(sensor, dg.AutomationConditionSensorDefinition)
 
@@ -552,3 +556,30 @@ def test_the_release_waits_for_partitions_requested_with_it_in_other_runs() -> N
         assert with_release == [len(done.waves) - 1], [w.runs for w in done.waves]
         per_game = [i for i, w in enumerate(done.waves) if {"g1", "g2"} <= set(w.runs)]
         assert per_game and max(per_game) < with_release[0]
+
+
+@dg.asset(name="match_corpus", deps=["roster"], partitions_def=WRITTEN)
+def _written_corpus() -> None: ...
+
+
+def test_a_game_is_played_and_measured_in_one_run_after_the_partition_writer() -> None:
+    """``match_corpus`` follows only the roster, but its partitions are the games the writer
+    (``benchmark_games``) writes: it waits for the writer, so that a refresh of the roots never
+    plays the old games while the writer is due, and each game's matches and axes are requested
+    together (one run per game, not two)."""
+    from pipelines.automation import refresh, with_automation
+
+    shape = [_roster, _writer, _axis_scores, _written_corpus, _benchmark_axes]
+    roots = [dg.AssetKey("roster")]
+    defs_, instance, run_one = in_process(with_automation(shape, roots=roots))
+    corpus, axes = dg.AssetKey("match_corpus"), dg.AssetKey("axis_scores")
+    writer = dg.AssetKey("benchmark_games")
+
+    for _ in range(3):  # a fresh instance, then with every partition already there
+        done = refresh(defs_, instance, run_one, roots=roots)
+        assert done is not None
+        waves = [w.runs for w in done.waves]
+        (written,) = [i for i, runs in enumerate(waves) if writer in runs.get(None, [])]
+        with_corpus = [i for i, runs in enumerate(waves) if any(corpus in a for a in runs.values())]
+        assert with_corpus == [written + 1], waves
+        assert waves[written + 1] == {"g1": [axes, corpus], "g2": [axes, corpus]}, waves
