@@ -12,9 +12,10 @@ export DAGSTER_HOME := $(CURDIR)/.dagster_home
 export GENSTRAT_DATA := $(CURDIR)/data
 export PYTHONHASHSEED := 0
 # The tests run on both cores: pytest-xdist workers, each taking one test file at a time (so a
-# module's shared fixtures are built once). PYTEST_WORKERS=0 runs them in this process.
+# module's shared fixtures are built once), the longest modules first (tests/conftest.py).
+# PYTEST_WORKERS=0 runs them in this process.
 PYTEST_WORKERS ?= 2
-XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
+XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 .PHONY: install run test check ui lint typecheck contracts pytest pytest-fast bench clean browser sandbox local-llm postgres stockfish
 
