@@ -12,10 +12,12 @@ export DAGSTER_HOME := $(CURDIR)/.dagster_home
 export GENSTRAT_DATA := $(CURDIR)/data
 export PYTHONHASHSEED := 0
 # The tests run on both cores: pytest-xdist workers, each taking one test file at a time (so a
-# module's shared fixtures are built once), the longest modules first (tests/conftest.py).
-# PYTEST_WORKERS=0 runs them in this process.
+# module's shared fixtures are built once). PYTEST_WORKERS=0 runs them in this process.
 PYTEST_WORKERS ?= 2
-XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder)
+XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
+# make test: the modules in tests/conftest.py's order (the longest first), not xdist's (the
+# modules with the most tests first), which started the end-to-end module minutes late.
+LONGEST_FIRST := $(if $(filter 0,$(PYTEST_WORKERS)),,--no-loadscope-reorder)
 
 .PHONY: install run test check ui lint typecheck contracts pytest pytest-fast bench clean browser sandbox local-llm postgres stockfish
 
@@ -108,7 +110,7 @@ pytest: install browser local-llm postgres stockfish
 	trap stop EXIT; trap 'exit 130' INT TERM; \
 	$(BIN)/python tools/local_llm.py start --state-dir "$$state" >/dev/null || exit 1; \
 	echo "local LLM server: $$(cat "$$state/url")"; \
-	GENSTRAT_LOCAL_LLM_URL="$$(cat "$$state/url")" $(BIN)/pytest -q $(XDIST) $(PYTEST_ARGS)
+	GENSTRAT_LOCAL_LLM_URL="$$(cat "$$state/url")" $(BIN)/pytest -q $(XDIST) $(LONGEST_FIRST) $(PYTEST_ARGS)
 
 pytest-fast: install
 	$(BIN)/pytest -q -m "not slow" $(XDIST) $(PYTEST_ARGS)

@@ -15,9 +15,9 @@ from tests.support import POSTGRES_INSTANCE_YAML, REPO_ROOT, ProjectEnv
 
 # The modules that take longest under `make test` (on two workers: the end-to-end refreshes
 # about 6 minutes, the local-model ablations 1 to 3, the Dask cluster 1.5), started first so
-# that the two workers finish together; the others keep their order. The Makefile turns off
+# that the two workers finish together; the others keep their order. `make test` turns off
 # xdist's own reordering (by number of tests per module), which started the longest module
-# minutes late.
+# minutes late; `make check` (no slow tests) keeps it.
 LONGEST_FIRST = (
     "tests/e2e/test_refresh.py",
     "tests/assets/test_ablations_asset.py",
