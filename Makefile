@@ -8,6 +8,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+JIT_STAMP := engines/gbg/__pycache__/batch_kernel.warm
 export DAGSTER_HOME := $(CURDIR)/.dagster_home
 export GENSTRAT_DATA := $(CURDIR)/data
 export PYTHONHASHSEED := 0
@@ -34,7 +35,15 @@ $(DAGSTER_HOME)/dagster.yaml: instance/dagster.yaml
 	mkdir -p $(DAGSTER_HOME)
 	cp instance/dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 
-install: $(STAMP) $(DAGSTER_HOME)/dagster.yaml sandbox stockfish
+install: $(STAMP) $(DAGSTER_HOME)/dagster.yaml sandbox stockfish $(JIT_STAMP)
+
+# The batch play kernel, compiled once into numba's cache beside its source (about a minute),
+# so that the processes that play games (test workers, pool workers, Dagster's runs) load it
+# instead of each compiling it at once on a fresh clone (tools/warm_jit.py). The stamp lives in
+# the cache folder: deleting the cache deletes it.
+$(JIT_STAMP): engines/gbg/batch_kernel.py engines/gbg/batch_random.py | $(STAMP)
+	$(BIN)/python tools/warm_jit.py
+	touch $(JIT_STAMP)
 
 run: install
 	$(BIN)/python -m pipelines.run_main
