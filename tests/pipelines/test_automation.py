@@ -562,14 +562,27 @@ def test_the_release_waits_for_partitions_requested_with_it_in_other_runs() -> N
 def _written_corpus() -> None: ...
 
 
-def test_a_game_is_played_and_measured_in_one_run_after_the_partition_writer() -> None:
+@dg.asset(name="benchmark_games", deps=["accepted_games"])
+def _writer_after_the_pool(context) -> None:  # unannotated: as ``_writer``
+    context.instance.add_dynamic_partitions("benchmark_games", ["g1", "g2"])
+
+
+@pytest.mark.parametrize(
+    "above",
+    [[_writer], [_accepted, _writer_after_the_pool]],
+    ids=["writer-after-the-root", "writer-in-a-run-with-its-dep"],
+)
+def test_a_game_is_played_and_measured_in_one_run_after_the_partition_writer(
+    above: list[dg.AssetsDefinition],
+) -> None:
     """``match_corpus`` follows only the roster, but its partitions are the games the writer
     (``benchmark_games``) writes: it waits for the writer, so that a refresh of the roots never
     plays the old games while the writer is due, and each game's matches and axes are requested
-    together (one run per game, not two)."""
+    together (one run per game, not two); also when the writer runs in one run with its own
+    dep (``accepted_games`` here, as the screening in the product)."""
     from pipelines.automation import refresh, with_automation
 
-    shape = [_roster, _writer, _axis_scores, _written_corpus, _benchmark_axes]
+    shape = [_roster, *above, _axis_scores, _written_corpus, _benchmark_axes]
     roots = [dg.AssetKey("roster")]
     defs_, instance, run_one = in_process(with_automation(shape, roots=roots))
     corpus, axes = dg.AssetKey("match_corpus"), dg.AssetKey("axis_scores")
