@@ -43,7 +43,7 @@ install: $(STAMP) $(DAGSTER_HOME)/dagster.yaml sandbox stockfish $(JIT_STAMP)
 # the cache folder: deleting the cache deletes it.
 $(JIT_STAMP): engines/gbg/batch_kernel.py engines/gbg/batch_random.py | $(STAMP)
 	$(BIN)/python tools/warm_jit.py
-	touch $(JIT_STAMP)
+	mkdir -p $(dir $(JIT_STAMP)) && touch $(JIT_STAMP)
 
 run: install
 	$(BIN)/python -m pipelines.run_main

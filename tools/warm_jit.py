@@ -2,8 +2,9 @@
 
 ``engines/gbg/batch_kernel.py`` is compiled by numba on first use and cached beside the source
 (``engines/gbg/__pycache__/*.nbi, *.nbc``, valid while the source file is unchanged).  A cold
-cache costs about 40 s of compilation per entry point (measured: 40.6 s for the first
-``random_play`` call on Leduc, then 1.2 s for a process that loads the cache).  Without this step,
+cache costs most of a minute (measured: 40.6 s for the first ``random_play`` call on Leduc, then
+1.2 s for a process that loads the cache; this warm-up, both entry points, 47 to 54 s cold and
+2 s warm).  Without this step,
 every process that reaches the kernel before the cache is written compiles it on its own: both
 test workers, the workers of their process pools and the runs that Dagster launches, all at once,
 on a fresh clone.  The Makefile runs this once after installing (``make install``), again only
