@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from engines.gbg.engine import State, new_deal
-from engines.gbg.rng import derive_seed
+from engines.gbg.rng import derive_seed, splitmix64
 from engines.gbg.spec import GameSpec
 
 POPULATION_SIZE = 200
@@ -42,6 +42,8 @@ def _state_key(info_state: str) -> int:
 
 
 _C_SEED = _random.Random.seed
+_RANDOM = random.Random
+_NEW = random.Random.__new__
 
 
 def _seeded(seed: int) -> random.Random:
@@ -63,6 +65,11 @@ class DirichletStrategy:
     _memo: dict[tuple[str, tuple[str, ...]], tuple[float, ...]] = field(
         default_factory=dict, repr=False
     )
+    # derive_seed(seed, k) is splitmix64(stem ^ k) with this stem, computed once
+    _stem: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._stem = derive_seed(self.seed)
 
     def mixture(self, info_state: str, legal: Sequence[str]) -> tuple[float, ...]:
         """The strategy's probabilities over ``legal`` at ``info_state`` (drawn on first use)."""
@@ -70,8 +77,12 @@ class DirichletStrategy:
         cached = self._memo.get(key)
         if cached is not None:
             return cached
-        draw = _seeded(derive_seed(self.seed, _state_key(info_state)))
-        weights = [-math.log(1.0 - draw.random()) for _ in legal]
+        # _seeded(derive_seed(self.seed, _state_key(info_state))), inlined, the first step of
+        # derive_seed done once
+        draw = _NEW(_RANDOM)
+        _C_SEED(draw, splitmix64(self._stem ^ _state_key(info_state)))
+        uniform, log = draw.random, math.log
+        weights = [-log(1.0 - uniform()) for _ in legal]
         total = sum(weights)
         probs = tuple(w / total for w in weights)
         self._memo[key] = probs

@@ -3,7 +3,7 @@
 Two depth-limited search players play the same deals against the same opponents.  At each of
 its decisions with two or more actions in A(I), a search player
 
-1. samples ``search_worlds`` worlds (``engines.axes.worlds.resample_world``): the informed
+1. samples ``search_worlds`` worlds (``engines.axes.worlds.WorldSampler``): the informed
    player re-deals only the cards it has not seen; the uninformed player also re-deals its own
    private cards (it does not condition its simulated deals on its own hand, but it still
    conditions on everything else it has seen, e.g. a position the rules gave it);
@@ -42,7 +42,7 @@ from engines.axes.play import (
     stream_length,
 )
 from engines.axes.population import L0, Population
-from engines.axes.worlds import resample_world
+from engines.axes.worlds import WorldSampler
 from engines.gbg.batch_random import l0_rollouts
 from engines.gbg.engine import CHANCE, State, new_deal
 from engines.gbg.rng import derive_seed
@@ -77,20 +77,17 @@ def search_choice(
     (``engines.gbg.batch_random.l0_rollouts``: ``play_out``'s deals, move for move);
     ``interpreted=True`` interprets each (the reference the tests compare with)."""
     upto = len(trace)
-    worlds = [
-        resample_world(
-            spec,
-            trace,
-            upto,
-            seat,
-            rng,
-            condition_on_own_hand=informed,
-            attempts=budget.world_attempts,
-            reference=state,
-            menu=menu,
-        )
-        for _ in range(budget.search_worlds)
-    ]
+    sampler = WorldSampler(
+        spec,
+        trace,
+        upto,
+        seat,
+        condition_on_own_hand=informed,
+        attempts=budget.world_attempts,
+        reference=state,
+        menu=menu,
+    )
+    worlds = [sampler.draw(rng) for _ in range(budget.search_worlds)]
     uniforms = rng.random((len(worlds), stream_length(spec)))
     if stats is not None:
         stats.decisions += 1

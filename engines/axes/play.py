@@ -127,18 +127,19 @@ def event_names(labels: Sequence[str]) -> dict[Any, str]:
 class InfoKeys:
     """Information-state keys of one deal, built incrementally: ``key(state, seat)`` equals
     ``state.information_state(seat)`` but only names the events added since the last call
-    (each by a lookup in ``event_names``).  A replay from a common position starts from a
-    ``copy()`` of the position's keys, so the shared history is named once per world rather
-    than once per replay."""
+    (each by a lookup in ``event_names``), and keeps the key until an event the seat sees is
+    added.  A replay from a common position starts from a ``copy()`` of the position's keys,
+    so the shared history is named once per world rather than once per replay."""
 
-    __slots__ = ("counts", "labels", "names", "owner", "parts")
+    __slots__ = ("counts", "keys", "labels", "names", "owner", "texts")
 
     def __init__(self, labels: Sequence[str], owner: State | None = None) -> None:
         self.labels = labels
         self.names = event_names(labels)
         self.owner = owner  # the state whose events these are, when one is tracked
         self.counts = [0, 0]
-        self.parts: list[list[str]] = [[], []]
+        self.texts = ["", ""]  # the names of the events each seat saw, joined
+        self.keys: list[str | None] = [None, None]
 
     def copy(self) -> InfoKeys:
         other = InfoKeys.__new__(InfoKeys)
@@ -146,15 +147,17 @@ class InfoKeys:
         other.labels = self.labels
         other.names = self.names
         other.counts = self.counts[:]
-        other.parts = [self.parts[0][:], self.parts[1][:]]
+        other.texts = self.texts[:]
+        other.keys = self.keys[:]
         return other
 
     def key(self, state: State, seat: int) -> str:
         events = state.events
         done = self.counts[seat]
-        parts = self.parts[seat]
         if done < len(events):
             names = self.names
+            added = [self.texts[seat]] if self.texts[seat] else []
+            fresh = len(added)
             for event in events[done:]:
                 if event[0] == PUBLIC or event[0] == seat:
                     name = names.get(event)
@@ -163,9 +166,15 @@ class InfoKeys:
                         if len(names) >= _NAMES_CAP:
                             names.clear()
                         names[event] = name
-                    parts.append(name)
+                    added.append(name)
             self.counts[seat] = len(events)
-        return f"{SEATS[seat]}:[{', '.join(parts)}]"
+            if len(added) > fresh:
+                self.texts[seat] = ", ".join(added)
+                self.keys[seat] = None
+        found = self.keys[seat]
+        if found is None:
+            found = self.keys[seat] = f"{SEATS[seat]}:[{self.texts[seat]}]"
+        return found
 
 
 def draw_chance(spec: GameSpec, rng: np.random.Generator) -> Chance:
@@ -270,56 +279,83 @@ def play_tree(
     terminal node: the same deal, move for move, as ``play_out`` from ``node``'s state with
     the tree's chance and ``Stream(uniforms)``.  A node memoises its A(I) and, once a keyed
     policy asks, the mover's information-state key; one tree serves one ``max_amounts``."""
+    return play_trees(tree, (node,), policies, uniforms, max_amounts)[0]
+
+
+def play_trees(
+    tree: FixedChanceTree,
+    nodes: Sequence[Node],
+    policies: Sequence[Policy],
+    uniforms: Sequence[float],
+    max_amounts: int,
+) -> list[Node]:
+    """``play_tree`` from each of ``nodes`` in turn, under the same policies and uniforms (each
+    walk reads ``uniforms`` from the start): the terminal nodes, in order.  The policies'
+    fast paths are looked up once for all the walks."""
     blind = [getattr(p, "choose_blind", None) for p in policies]
     weighted = [getattr(p, "mixture", None) for p in policies]
     keyed = [getattr(p, "choose_keyed", None) for p in policies]
     n = len(uniforms)
-    i = 0
-    live: State | None = None  # the walk's own state while it is on new ground
-    keys: InfoKeys | None = None  # its information keys, named incrementally
     step = tree.step
-    while True:
-        seat = node.player
-        if seat < 0:
-            return node
-        memo = node.memo
-        if memo is None:
-            legal = node.legal
-            menu = legal if len(legal) == 1 else reduce_menu(legal, max_amounts)
-            memo = node.memo = [menu, None, {}]  # A(I), the key, mixtures by policy
-        menu = memo[0]
-        if len(menu) == 1:
-            node, live = step(node, menu[0], live)
-            continue
-        u = uniforms[i % n]
-        i += 1
-        choose = blind[seat]
-        if choose is not None:
-            node, live = step(node, choose(menu, u), live)
-            continue
-        mix = weighted[seat]
-        fast = keyed[seat]
-        if mix is not None or fast is not None:
-            key = memo[1]
-            if key is None:
-                if live is None:
-                    key = tree.state(node).information_state(seat)
-                else:  # on new ground: name only the events since the walk's last key
-                    if keys is None or keys.owner is not live:
-                        keys = InfoKeys(live.g.label_of, live)
-                    key = keys.key(live, seat)
-                memo[1] = key
-            if mix is not None:  # a mixture by information state: looked up once per node
-                policy = policies[seat]
-                probs = memo[2].get(policy)
-                if probs is None:
-                    probs = memo[2][policy] = mix(key, menu)
-                action = pick_from(menu, probs, u)
+    ends: list[Node] = []
+    for node in nodes:
+        i = 0
+        live: State | None = None  # the walk's own state while it is on new ground
+        keys: InfoKeys | None = None  # its information keys, named incrementally
+        while True:
+            seat = node.player
+            if seat < 0:
+                ends.append(node)
+                break
+            memo = node.memo
+            if memo is None:
+                legal = node.legal
+                menu = legal if len(legal) == 1 else reduce_menu(legal, max_amounts)
+                memo = node.memo = [menu, None, {}]  # A(I), the key, mixtures by policy
+            menu = memo[0]
+            if len(menu) == 1:
+                action = menu[0]
             else:
-                action = fast(key, menu, u)  # type: ignore[misc]
-        else:
-            action = policies[seat].choose(tree.state(node, live), seat, menu, u)
-        node, live = step(node, action, live)
+                u = uniforms[i % n]
+                i += 1
+                choose = blind[seat]
+                if choose is not None:
+                    action = choose(menu, u)
+                else:
+                    mix = weighted[seat]
+                    fast = keyed[seat]
+                    if mix is not None or fast is not None:
+                        key = memo[1]
+                        if key is None:
+                            if live is None:
+                                key = tree.state(node).information_state(seat)
+                            else:  # on new ground: name only the events since the last key
+                                if keys is None or keys.owner is not live:
+                                    keys = InfoKeys(live.g.label_of, live)
+                                key = keys.key(live, seat)
+                            memo[1] = key
+                        if mix is not None:  # a mixture by information state: once per node
+                            policy = policies[seat]
+                            probs = memo[2].get(policy)
+                            if probs is None:
+                                probs = memo[2][policy] = mix(key, menu)
+                            action = menu[-1]  # pick_from(menu, probs, u), inlined
+                            acc = 0.0
+                            for candidate, q in zip(menu, probs):  # noqa: B905 (equal sizes)
+                                acc += q
+                                if u < acc:
+                                    action = candidate
+                                    break
+                        else:
+                            action = fast(key, menu, u)  # type: ignore[misc]
+                    else:
+                        action = policies[seat].choose(tree.state(node, live), seat, menu, u)
+            kid = node.children.get(action)  # a known move: no call into the tree
+            if kid is None:
+                node, live = step(node, action, live)
+            else:
+                node, live = kid, None
+    return ends
 
 
 def pick_from(menu: Sequence[str], probs: Sequence[float], u: float) -> str:

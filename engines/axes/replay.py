@@ -28,11 +28,11 @@ from engines.axes.play import (
     fixed_chance_tree,
     node_lead,
     play_out,
-    play_tree,
+    play_trees,
     stream_length,
 )
 from engines.axes.population import Population
-from engines.axes.worlds import World, replay_steps, resample_world
+from engines.axes.worlds import World, WorldSampler, replay_steps
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
 
@@ -80,19 +80,16 @@ def action_values(
     reference = replay_steps(spec, trace.steps[: decision.upto])
     if reference is None:
         raise ValueError("a recorded decision does not replay")
-    worlds = [
-        resample_world(
-            spec,
-            trace,
-            decision.upto,
-            seat,
-            rng,
-            attempts=budget.world_attempts,
-            reference=reference,
-            menu=decision.menu,
-        )
-        for _ in range(n_w)
-    ]
+    sampler = WorldSampler(
+        spec,
+        trace,
+        decision.upto,
+        seat,
+        attempts=budget.world_attempts,
+        reference=reference,
+        menu=decision.menu,
+    )
+    worlds = [sampler.draw(rng) for _ in range(n_w)]
     moves = rng.random((n_k, n_t, n_w, stream_length(spec)))
     menu = decision.menu
     values = np.empty((len(menu), n_k, n_t, n_w))
@@ -131,10 +128,8 @@ def _replay_memoised(
             policies: list[Policy] = [continuation, opponent]
             if seat == 1:
                 policies.reverse()
-            uniforms = moves[k, t].tolist()
-            for a, root in enumerate(roots):
-                end = play_tree(tree, root, policies, uniforms, max_amounts)
-                out[a, k, t] = node_lead(end, seat)
+            ends = play_trees(tree, roots, policies, moves[k, t].tolist(), max_amounts)
+            out[:, k, t] = [node_lead(end, seat) for end in ends]
 
 
 def _replay_interpreted(

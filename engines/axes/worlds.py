@@ -141,54 +141,93 @@ def resample_world(
     """A world at the decision reached after ``trace.steps[:upto]`` (see the module docstring).
 
     ``reference`` (the real state at the decision) and ``menu`` (the actions to map; default
-    the legal actions) may be passed to save a replay.
+    the legal actions) may be passed to save a replay.  Several worlds of one decision:
+    ``WorldSampler``, which prepares what they share once.
     """
-    if reference is None:
-        replayed = replay_steps(spec, trace.steps[:upto])
-        if replayed is None:
-            raise ValueError("the trace does not replay")
-        reference = replayed
-    if reference.current_player != seat:
-        raise ValueError(f"the state after {upto} steps is not a decision of seat {seat}")
-    menu = menu if menu is not None else reference.legal_actions()
-    unseen = unseen_cards(reference, seat, condition_on_own_hand)
-    masked = None if condition_on_own_hand else frozenset(unseen)
-    target = _signature(reference, seat, masked)
-    labels = reference.g.label_of
-    hand = list(reference.hands[seat])
-    kinds, steps = trace.kinds, trace.steps
-    for attempt in range(1, attempts + 1):
-        if not unseen:
-            break
-        permuted = rng.permutation(len(unseen)).tolist()
-        mapping = {card: unseen[j] for card, j in zip(unseen, permuted, strict=True)}
-        mapped: list[Step] = []
-        for i in range(upto):
-            kind, value = steps[i]
-            k = kinds[i]
-            if k == CARD:
-                mapped.append((kind, mapping.get(value, value)))
-            elif k == PICK and seat not in trace.pick_seen[i]:
-                mapped.append((kind, int(rng.integers(trace.pick_sizes[i]))))
-            elif k == ACTION and trace.discards[i] >= 0:
-                card = trace.discards[i]
-                mapped.append((kind, "swap " + labels[mapping.get(card, card)]))
-            else:
-                mapped.append((kind, value))
-        world = replay_steps(spec, mapped)
-        if world is None or world.current_player != seat:
-            continue
-        if _signature(world, seat, masked) != target:
-            continue
-        actions = {a: _rename(a, hand, labels, mapping) for a in menu}
-        legal = world.legal_actions()
-        if any(a not in legal for a in actions.values()):
-            continue
-        return World(world, actions, draw_chance(spec, rng), False, attempt)
-    return World(
-        reference.clone(),
-        {a: a for a in menu},
-        draw_chance(spec, rng),
-        fallback=bool(unseen),
-        attempts=attempts if unseen else 0,
+    sampler = WorldSampler(
+        spec,
+        trace,
+        upto,
+        seat,
+        condition_on_own_hand=condition_on_own_hand,
+        attempts=attempts,
+        reference=reference,
+        menu=menu,
     )
+    return sampler.draw(rng)
+
+
+class WorldSampler:
+    """``resample_world`` for one decision, its worlds drawn one by one: the unseen cards, the
+    seat's information state and the menu are found once; ``draw(rng)`` then makes the same
+    draws from ``rng``, and returns the same world, as ``resample_world`` with that ``rng``."""
+
+    def __init__(
+        self,
+        spec: GameSpec,
+        trace: DealTrace,
+        upto: int,
+        seat: int,
+        *,
+        condition_on_own_hand: bool = True,
+        attempts: int = 24,
+        reference: State | None = None,
+        menu: tuple[str, ...] | None = None,
+    ) -> None:
+        if reference is None:
+            replayed = replay_steps(spec, trace.steps[:upto])
+            if replayed is None:
+                raise ValueError("the trace does not replay")
+            reference = replayed
+        if reference.current_player != seat:
+            raise ValueError(f"the state after {upto} steps is not a decision of seat {seat}")
+        self.spec, self.trace, self.upto, self.seat = spec, trace, upto, seat
+        self.attempts = attempts
+        self.reference = reference
+        self.menu = menu if menu is not None else reference.legal_actions()
+        self.unseen = unseen_cards(reference, seat, condition_on_own_hand)
+        self.masked = None if condition_on_own_hand else frozenset(self.unseen)
+        self.target = _signature(reference, seat, self.masked)
+        self.labels = reference.g.label_of
+        self.hand = list(reference.hands[seat])
+
+    def draw(self, rng: np.random.Generator) -> World:
+        """One world (see the module docstring)."""
+        spec, trace, upto, seat = self.spec, self.trace, self.upto, self.seat
+        unseen, masked, labels, menu = self.unseen, self.masked, self.labels, self.menu
+        kinds, steps = trace.kinds, trace.steps
+        for attempt in range(1, self.attempts + 1):
+            if not unseen:
+                break
+            permuted = rng.permutation(len(unseen)).tolist()
+            mapping = {card: unseen[j] for card, j in zip(unseen, permuted, strict=True)}
+            mapped: list[Step] = []
+            for i in range(upto):
+                kind, value = steps[i]
+                k = kinds[i]
+                if k == CARD:
+                    mapped.append((kind, mapping.get(value, value)))
+                elif k == PICK and seat not in trace.pick_seen[i]:
+                    mapped.append((kind, int(rng.integers(trace.pick_sizes[i]))))
+                elif k == ACTION and trace.discards[i] >= 0:
+                    card = trace.discards[i]
+                    mapped.append((kind, "swap " + labels[mapping.get(card, card)]))
+                else:
+                    mapped.append((kind, value))
+            world = replay_steps(spec, mapped)
+            if world is None or world.current_player != seat:
+                continue
+            if _signature(world, seat, masked) != self.target:
+                continue
+            actions = {a: _rename(a, self.hand, labels, mapping) for a in menu}
+            legal = world.legal_actions()
+            if any(a not in legal for a in actions.values()):
+                continue
+            return World(world, actions, draw_chance(spec, rng), False, attempt)
+        return World(
+            self.reference.clone(),
+            {a: a for a in menu},
+            draw_chance(spec, rng),
+            fallback=bool(unseen),
+            attempts=self.attempts if unseen else 0,
+        )
