@@ -27,6 +27,7 @@ from engines.axes.play import (
     node_lead,
     play_out,
     play_tree,
+    play_trees,
     stream_length,
 )
 from engines.axes.population import (
@@ -82,6 +83,34 @@ def test_play_tree_equals_play_out_deal_for_deal(name: str) -> None:
             assert tree.state(end).history == state.history
             assert node_lead(end, 0) == chip_lead(state, 0)
             assert node_lead(end, 1) == chip_lead(state, 1)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_one_walk_per_node_equals_the_walks_of_play_trees(name: str) -> None:
+    """``play_trees`` from several nodes under one pair of policies ends where ``play_tree``
+    from each node ends, on a fresh tree or on one the other walks expanded."""
+    spec = GAMES[name]
+    rng = np.random.default_rng(5)
+    length = stream_length(spec)
+    members = [strategy(s) for s in strategy_seeds(9, 2)]
+    compared = 0
+    for deal in range(6):
+        chance = draw_chance(spec, rng)
+        start = new_deal(spec, explicit_chance=True)
+        ours = fixed_chance_tree(start, chance.rank, chance.aux)
+        theirs = fixed_chance_tree(start, chance.rank, chance.aux)
+        menu = ours.root.legal
+        for policies in [(L0, L0), (members[0], members[1]), (members[1], L0)]:
+            uniforms = rng.random(length).tolist()
+            starts = [ours.child(ours.root, a) for a in menu] if ours.root.player >= 0 else []
+            others = [theirs.child(theirs.root, a) for a in menu] if starts else []
+            ends = play_trees(ours, starts, policies, uniforms, 4)
+            for end, node in zip(ends, others, strict=True):
+                alone = play_tree(theirs, node, policies, uniforms, 4)
+                assert ours.state(end).history == theirs.state(alone).history
+                assert node_lead(end, deal % 2) == node_lead(alone, deal % 2)
+                compared += 1
+    assert compared >= 6 * 3 * 2  # every deal, every pair of policies, two actions or more
 
 
 @pytest.mark.parametrize("name", ["leduc", "seed4", "seed130"])

@@ -7,13 +7,15 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from engines.axes.play import ACTION, DealTrace, Stream, draw_chance, play_traced, stream_length
 from engines.axes.population import L0
-from engines.axes.worlds import replay_steps, resample_world, unseen_cards
+from engines.axes.worlds import WorldSampler, replay_steps, resample_world, unseen_cards
 from engines.gbg import presets
 from engines.gbg.engine import State
-from engines.gbg.generator import generate
+from engines.gbg.generator import GenerationConfig, generate
 from engines.gbg.spec import GameSpec
 
 
@@ -141,3 +143,38 @@ def test_worlds_are_reproducible_and_fall_back_to_the_true_cards() -> None:
     assert fallback.fallback and fallback.state.hands == state.hands
     with pytest.raises(ValueError, match="not a decision of seat"):
         resample_world(spec, trace, upto, 1 - seat, np.random.default_rng(3))
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(min_value=0, max_value=2**40),
+    complexity=st.floats(min_value=0.5, max_value=4.0, allow_nan=False),
+    informed=st.booleans(),
+)
+def test_a_sampler_draws_the_worlds_resample_world_draws(
+    seed: int, complexity: float, informed: bool
+) -> None:
+    """Several worlds of one decision from one ``WorldSampler`` are, one by one, the worlds
+    ``resample_world`` draws from a generator in the same state: the same re-deal, menu
+    renaming, future, fallback and attempts (the sampler prepares once what they share)."""
+    spec = generate(seed, GenerationConfig(complexity=complexity))
+    drawn = 0
+    for trace in random_deals(spec, 3, seed=seed % 1000):
+        for upto, state in decisions(spec, trace)[:4]:
+            seat = state.current_player
+            kwargs = {"condition_on_own_hand": informed, "attempts": 6, "reference": state}
+            sampler = WorldSampler(spec, trace, upto, seat, **kwargs)  # type: ignore[arg-type]
+            ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+            for _ in range(3):
+                world = sampler.draw(ours)
+                other = resample_world(spec, trace, upto, seat, theirs, **kwargs)  # type: ignore[arg-type]
+                assert world.state.history == other.state.history
+                assert world.state.hands == other.state.hands
+                assert world.actions == other.actions
+                assert (world.chance.rank, world.chance.aux) == (
+                    other.chance.rank,
+                    other.chance.aux,
+                )
+                assert (world.fallback, world.attempts) == (other.fallback, other.attempts)
+                drawn += 1
+    assume(drawn > 0)  # a generated game may have no decision at all (the filter rejects it)
