@@ -50,8 +50,8 @@ run: install
 
 test: install lint typecheck contracts pytest
 
-# The inner loop: everything but the tests marked slow (whole-graph runs, the local LLM, the UI
-# in Chromium, long tournaments), which `make test` still runs.
+# The inner loop: everything but the tests marked slow (over about 5 s: whole-graph runs, the
+# local LLM, the UI in Chromium, long tournaments, the largest solves), which `make test` runs.
 check: install lint typecheck contracts pytest-fast
 
 lint: install

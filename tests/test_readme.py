@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
@@ -25,6 +27,7 @@ def test_every_make_target_in_the_readme_exists() -> None:
         assert re.search(rf"^{re.escape(target)}:", makefile, flags=re.MULTILINE), target
 
 
+@pytest.mark.slow  # over 5 s: make test only
 def test_every_genstrat_command_in_the_readme_runs() -> None:
     commands = [cmd for cmd in sh_commands() if cmd.startswith(".venv/bin/genstrat ")]
     assert commands

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dagster as dg
 import pandas as pd
+import pytest
 
 from assets import axes
 from assets.partitions import BENCHMARK_GAMES
@@ -16,6 +17,7 @@ from tests.engines.axes.accepted_pool import POOL_SEEDS, accepted_frame
 from tests.support import ProjectEnv
 
 
+@pytest.mark.slow  # over 5 s: make test only
 def test_the_stage_materializes_on_the_demo_profile(project_env: ProjectEnv) -> None:
     env = resources(project_env)
     instance = dg.DagsterInstance.ephemeral()

@@ -287,6 +287,7 @@ def innermost_error(result: dg.ExecuteInProcessResult) -> str:
     return error.message
 
 
+@pytest.mark.slow  # over 5 s: make test only
 def test_the_release_is_published_verified_and_stable(
     project_env: ProjectEnv, upstream: dict[str, Any], tmp_path: Path, secret_env: None
 ) -> None:
@@ -518,6 +519,7 @@ def test_licence_and_citation(published: Path) -> None:
         assert citation["date-released"] == manifest["date"]
 
 
+@pytest.mark.slow  # over 5 s: make test only
 def test_a_failing_gate_names_itself_and_leaves_the_previous_release(
     project_env: ProjectEnv, upstream: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -537,6 +539,7 @@ def test_a_failing_gate_names_itself_and_leaves_the_previous_release(
     assert snapshot(store) == before
 
 
+@pytest.mark.slow  # over 5 s: make test only
 @pytest.mark.parametrize(
     ("change", "message"),
     [

@@ -536,6 +536,7 @@ def _screening() -> None: ...
 def _release_after_axes() -> None: ...
 
 
+@pytest.mark.slow  # over 5 s: make test only
 def test_the_release_waits_for_partitions_requested_with_it_in_other_runs() -> None:
     """``screening`` is done while the new benchmark's per-game partitions are requested by
     the same evaluation: they run in runs of their own (``will_be_requested`` does not see
@@ -567,6 +568,7 @@ def _writer_after_the_pool(context) -> None:  # unannotated: as ``_writer``
     context.instance.add_dynamic_partitions("benchmark_games", ["g1", "g2"])
 
 
+@pytest.mark.slow  # over 5 s: make test only
 @pytest.mark.parametrize(
     "above",
     [[_writer], [_accepted, _writer_after_the_pool]],

@@ -114,6 +114,7 @@ def test_building_definitions_reads_no_environment(monkeypatch: pytest.MonkeyPat
     assert asset_graph_snapshot(build_definitions()) == asset_graph_snapshot(defs)
 
 
+@pytest.mark.slow  # over 5 s: make test only
 def test_dagster_validates_the_workspace(project_env: ProjectEnv) -> None:
     """Both descriptions of the code location load it: ``workspace.yaml`` (what deployments'
     webserver and daemon read) and ``[tool.dg]`` (what ``dg dev``, i.e. ``make ui``, reads),

@@ -297,6 +297,7 @@ def test_a_dripping_server_meets_the_deadline(
     assert not dest.exists()
 
 
+@pytest.mark.slow  # over 5 s: make test only
 def test_a_silent_server_is_a_stall_retried_then_kept_for_a_resume(
     published: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

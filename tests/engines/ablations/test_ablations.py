@@ -188,6 +188,7 @@ def test_every_ablation_runs_end_to_end_with_a_scripted_model(tmp_path: Path) ->
     pd.testing.assert_frame_equal(summary, again.summary())
 
 
+@pytest.mark.slow  # over 5 s: make test only
 def test_the_disclosed_arm_reads_the_program_on_the_game_being_played(tmp_path: Path) -> None:
     # regression: readings were kept per seat only, so with two games the disclosed arm carried
     # the last game's reading (Leduc's, ~11k tokens: past a small model's context window)
@@ -264,7 +265,8 @@ def _response_program(spec: GameSpec, choices: dict[int, dict[str, str]], path: 
     return path
 
 
-@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+# leduc: over 5 s, make test only
+@pytest.mark.parametrize("name", ["kuhn", pytest.param("leduc", marks=pytest.mark.slow)])
 def test_the_best_response_program_scores_one_and_the_worst_zero(tmp_path: Path, name: str) -> None:
     """Efficiency (paper, Section 8) of sandboxed programs against a sandboxed program: the
     program written from the exact best response scores 1, from the worst response 0."""

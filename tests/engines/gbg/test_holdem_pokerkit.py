@@ -98,6 +98,7 @@ def compare(deal: tuple[int, ...], categories: Counter[int]) -> None:
     categories[ours_b[0]] += 1
 
 
+@pytest.mark.slow  # over 5 s: make test only
 def test_best_five_agrees_with_pokerkit_on_random_seven_card_pairs() -> None:
     categories: Counter[int] = Counter()
     for deal in uniform_pairs():

@@ -82,7 +82,8 @@ def test_known_kuhn_best_response_to_uniform() -> None:
     assert respond(spec, 1, uniform_policy).value == pytest.approx(5 / 12)
 
 
-@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+# leduc: over 5 s, make test only
+@pytest.mark.parametrize("name", ["kuhn", pytest.param("leduc", marks=pytest.mark.slow)])
 def test_efficiency_scale_ends(name: str) -> None:
     spec = presets.PRESETS[name]()
     best = respond(spec, 0, program, best=True)
@@ -113,7 +114,8 @@ class _TablePolicy(os_policy.Policy):  # type: ignore[misc]
         return {state.tables.index[a]: p for a, p in ours.items()}
 
 
-@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+# leduc: over 5 s, make test only
+@pytest.mark.parametrize("name", ["kuhn", pytest.param("leduc", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("program_file", ["bluffer", "cautious"])
 def test_best_response_to_a_sandboxed_program_equals_openspiel(
     name: str, program_file: str

@@ -55,6 +55,7 @@ def test_the_size_limit_is_a_clear_error() -> None:
         expand_tree(leduc(), 0, uniform_policy, limit=100)
 
 
+@pytest.mark.slow  # over 5 s: make test only
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=10**6))
 def test_generated_games_agree(seed: int) -> None:
