@@ -32,6 +32,7 @@ needs one fails at once if it failed):
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -57,12 +58,14 @@ from tests.e2e.dagster_processes import (
     Driver,
     Run,
     chromium_path,
+    default_signals,
     deployment,
     embedded_png,
     fast_automation,
     png_colours,
     scratch_folder,
     screenshot,
+    stop,
     timeline,
 )
 from tests.support import REPO_ROOT
@@ -152,6 +155,7 @@ class MakeRun:
             stdout=(root / "stdout.txt").open("w"),
             stderr=(root / "stderr.txt").open("w"),
             text=True,
+            preexec_fn=functools.partial(default_signals, os.getpid()),  # dies with the session
         )
         return cls(root, process, time.monotonic())
 
@@ -160,7 +164,7 @@ class MakeRun:
         try:
             code = self.process.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            stop(self.process)
             raise
         out = (self.root / "stdout.txt").read_text()
         err = (self.root / "stderr.txt").read_text()
@@ -189,8 +193,7 @@ def make_run(root: Path) -> Iterator[MakeRun]:
         yield started
     finally:
         if started.process.poll() is None:
-            started.process.kill()
-            started.process.wait()
+            stop(started.process)  # its process group: make run's runs go with it
 
 
 @pytest.fixture(scope="module")
