@@ -42,8 +42,6 @@ def _state_key(info_state: str) -> int:
 
 
 _C_SEED = _random.Random.seed
-_RANDOM = random.Random
-_NEW = random.Random.__new__
 
 
 def _seeded(seed: int) -> random.Random:
@@ -77,11 +75,8 @@ class DirichletStrategy:
         cached = self._memo.get(key)
         if cached is not None:
             return cached
-        # _seeded(derive_seed(self.seed, _state_key(info_state))), inlined, the first step of
-        # derive_seed done once
-        draw = _NEW(_RANDOM)
-        _C_SEED(draw, splitmix64(self._stem ^ _state_key(info_state)))
-        uniform, log = draw.random, math.log
+        # derive_seed(self.seed, _state_key(info_state)), its first step done once
+        uniform, log = _seeded(splitmix64(self._stem ^ _state_key(info_state))).random, math.log
         weights = [-log(1.0 - uniform()) for _ in legal]
         total = sum(weights)
         probs = tuple(w / total for w in weights)

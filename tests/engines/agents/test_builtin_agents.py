@@ -107,6 +107,25 @@ def test_a_mixture_is_the_normalised_exponentials_of_random_random() -> None:
     assert DirichletStrategy(11).mixture(info, legal) == tuple(w / sum(weights) for w in weights)
 
 
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(min_value=0, max_value=2**70),
+    info=st.text(max_size=40),
+    actions=st.integers(min_value=1, max_value=6),
+)
+def test_every_strategy_seed_draws_the_mixture_as_first_written(
+    seed: int, info: str, actions: int
+) -> None:
+    """The strategy's stem (the first SplitMix64 step of ``derive_seed``, computed once) gives
+    the mixture ``random.Random(derive_seed(seed, key))`` gives, for every seed (past 2**64:
+    ``derive_seed`` keeps the low 64 bits) and information state."""
+    legal = tuple(f"a{i}" for i in range(actions))
+    draw = random.Random(derive_seed(seed, _state_key(info)))
+    weights = [-math.log(1.0 - draw.random()) for _ in legal]
+    expected = tuple(w / sum(weights) for w in weights)
+    assert DirichletStrategy(seed).mixture(info, legal) == expected
+
+
 def test_dirichlet_one_marginals_are_uniform_for_two_actions() -> None:
     # Dirichlet(1, 1): the first probability is uniform on [0, 1]
     strategy = DirichletStrategy(0)
