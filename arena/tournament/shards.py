@@ -66,14 +66,16 @@ class ShardJob:
     seed: int
 
 
-def die_with_parent(parent: int) -> None:
-    """Ask Linux to kill this process when its parent dies (a killed tournament leaves no
-    worker behind); elsewhere, at least notice an already-dead parent."""
+def die_with_parent(parent: int, sig: int | None = None) -> None:
+    """Ask Linux to send this process ``sig`` (default SIGKILL) when the thread that started
+    it dies (a killed tournament leaves no worker behind); elsewhere, at least notice an
+    already-dead parent (``parent``: its pid, read before the fork)."""
     import ctypes
     import signal
 
     with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        pdeathsig = 1  # PR_SET_PDEATHSIG, prctl(2)
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pdeathsig, sig or signal.SIGKILL)
     if os.getppid() != parent:
         os._exit(1)
 

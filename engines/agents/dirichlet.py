@@ -76,8 +76,8 @@ class DirichletStrategy:
         if cached is not None:
             return cached
         # derive_seed(self.seed, _state_key(info_state)), its first step done once
-        uniform, log = _seeded(splitmix64(self._stem ^ _state_key(info_state))).random, math.log
-        weights = [-log(1.0 - uniform()) for _ in legal]
+        draw = _seeded(splitmix64(self._stem ^ _state_key(info_state)))
+        weights = [-math.log(1.0 - draw.random()) for _ in legal]
         total = sum(weights)
         probs = tuple(w / total for w in weights)
         self._memo[key] = probs

@@ -156,8 +156,7 @@ class InfoKeys:
         done = self.counts[seat]
         if done < len(events):
             names = self.names
-            added = [self.texts[seat]] if self.texts[seat] else []
-            fresh = len(added)
+            added: list[str] = []
             for event in events[done:]:
                 if event[0] == PUBLIC or event[0] == seat:
                     name = names.get(event)
@@ -168,8 +167,9 @@ class InfoKeys:
                         names[event] = name
                     added.append(name)
             self.counts[seat] = len(events)
-            if len(added) > fresh:
-                self.texts[seat] = ", ".join(added)
+            if added:
+                text = self.texts[seat]
+                self.texts[seat] = ", ".join([text, *added] if text else added)
                 self.keys[seat] = None
         found = self.keys[seat]
         if found is None:
@@ -339,13 +339,7 @@ def play_trees(
                             probs = memo[2].get(policy)
                             if probs is None:
                                 probs = memo[2][policy] = mix(key, menu)
-                            action = menu[-1]  # pick_from(menu, probs, u), inlined
-                            acc = 0.0
-                            for candidate, q in zip(menu, probs):  # noqa: B905 (equal sizes)
-                                acc += q
-                                if u < acc:
-                                    action = candidate
-                                    break
+                            action = pick_from(menu, probs, u)
                         else:
                             action = fast(key, menu, u)  # type: ignore[misc]
                     else:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import ctypes
 import functools
 import os
 import shutil
@@ -32,13 +31,13 @@ from typing import Any
 
 import httpx
 
+from arena.tournament.shards import die_with_parent
 from assets.roster import DEMO_ROSTER
 from pipelines.automation import AUTOMATION_TAGS, INTERVAL_ENV_VAR, REFRESH_TAG, ROOT_ASSETS
 from tests.e2e.chromium import HEADLESS_FLAGS
 from tests.support import REPO_ROOT
 
 LOCATION = "genstrat"
-PR_SET_PDEATHSIG = 1  # prctl(2)
 REPOSITORY = "__repository__"
 STARTUP_TIMEOUT_S = 300  # importing the code location is slow on two busy cores
 
@@ -64,20 +63,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def default_signals(parent: int | None = None) -> None:
-    """``preexec_fn`` of every process started here: default SIGTERM/SIGINT (they may be
-    inherited ignored), a process group of its own, to stop it with its children, and a
-    SIGTERM from Linux when the thread that started it dies (``PR_SET_PDEATHSIG``): a test
-    session killed before its fixtures stop their processes (SIGTERM to pytest, SIGKILL, an
-    xdist worker lost) leaves no webserver or daemon running.  ``parent``: the pid of the
-    starting process, when known (a child whose parent already died exits at once)."""
+def default_signals(parent: int) -> None:
+    """``preexec_fn`` of every process started here (``parent``: the starting process's pid):
+    default SIGTERM/SIGINT (they may be inherited ignored), a process group of its own, to
+    stop it with its children, and a SIGTERM when the thread that started it dies
+    (``die_with_parent``, as the tournament's workers): a test session killed before its
+    fixtures stop their processes (SIGTERM to pytest, SIGKILL, an xdist worker lost) leaves no
+    webserver or daemon running."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.setsid()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    if parent is not None and os.getppid() != parent:
-        os._exit(1)
+    die_with_parent(parent, signal.SIGTERM)
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
@@ -338,7 +334,7 @@ def screenshot(
         check=True,
         timeout=180,
         capture_output=True,
-        preexec_fn=default_signals,
+        preexec_fn=functools.partial(default_signals, os.getpid()),
     )
     return shot
 

@@ -50,6 +50,7 @@ def test_a_started_process_dies_with_the_session_that_started_it(sig: signal.Sig
         stdout=subprocess.PIPE,
         text=True,
     )
+    child = None
     try:
         assert session.stdout is not None
         child = int(session.stdout.readline())
@@ -64,5 +65,5 @@ def test_a_started_process_dies_with_the_session_that_started_it(sig: signal.Sig
         if session.poll() is None:
             session.kill()
             session.wait()
-        if "child" in locals() and not gone(child):
+        if child is not None and not gone(child):
             os.kill(child, signal.SIGKILL)
