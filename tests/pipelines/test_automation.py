@@ -598,3 +598,51 @@ def test_a_game_is_played_and_measured_in_one_run_after_the_partition_writer(
         with_corpus = [i for i, runs in enumerate(waves) if any(corpus in a for a in runs.values())]
         assert with_corpus == [written + 1], waves
         assert waves[written + 1] == {"g1": [axes, corpus], "g2": [axes, corpus]}, waves
+
+
+def test_the_refresh_evaluates_as_dagster_does_and_reads_the_games_once_per_evaluation() -> None:
+    """``refresh`` evaluates the conditions as ``dg.evaluate_automation_conditions`` does (the
+    same runs requested, tick after tick, on two instances refreshed alike), but serializes
+    its cursor in the evaluation's partition context: the dynamic partitions (the benchmark
+    games) are read from the database a few times per evaluation, where Dagster's testing
+    function reads them once per serialized subset."""
+    from pipelines.automation import AUTOMATED, _evaluate, requested, with_automation
+
+    roots = [dg.AssetKey("roster")]
+    shape = with_automation([_roster, _writer, _axis_scores, _benchmark_axes], roots=roots)
+    ours, theirs = in_process(shape), in_process(shape)
+    keys = sorted(ours[0].resolve_asset_graph().get_all_asset_keys(), key=lambda k: k.path)
+    reads = {"ours": 0, "theirs": 0}
+
+    def counted(instance: dg.DagsterInstance, side: str) -> None:
+        read = instance.get_dynamic_partitions
+
+        def get_dynamic_partitions(partitions_def_name: str) -> Any:
+            reads[side] += 1
+            return read(partitions_def_name)
+
+        instance.get_dynamic_partitions = get_dynamic_partitions  # type: ignore[method-assign]
+
+    counted(ours[1], "ours")
+    counted(theirs[1], "theirs")
+    mine = _evaluate(ours[0], ours[1])
+    dagsters = dg.evaluate_automation_conditions(theirs[0], theirs[1], asset_selection=AUTOMATED)
+    waves: list[dict[str | None, list[dg.AssetKey]]] = []
+    for _ in range(4):  # the roots, the writer, the two games, the benchmark's table
+        wave = requested(mine, keys).runs if waves else {None: roots}
+        assert wave == (requested(dagsters, keys).runs if waves else {None: roots})
+        waves.append(wave)
+        for run_one in (ours[2], theirs[2]):
+            for partition, assets in wave.items():
+                assert run_one(partition, assets, {})
+        before = dict(reads)
+        mine = _evaluate(ours[0], ours[1], cursor=mine.cursor)
+        dagsters = dg.evaluate_automation_conditions(
+            theirs[0], theirs[1], asset_selection=AUTOMATED, cursor=dagsters.cursor
+        )
+        # one read per definition and evaluation (the evaluation's queryer), a few more for the
+        # games the last runs wrote; Dagster's function: 81 to 112 reads here
+        assert reads["ours"] - before["ours"] <= 3, reads
+    assert [list(w) for w in waves[1:]] == [[None], ["g1", "g2"], [None]]
+    assert requested(mine, keys).empty and requested(dagsters, keys).empty
+    assert reads["theirs"] > 20 * reads["ours"], reads
