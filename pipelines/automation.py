@@ -20,8 +20,8 @@ is in, then follow, up to ``release_bundle``.
   daemon, every ``$GENSTRAT_AUTOMATION_INTERVAL_S`` seconds (default 30).
 - ``refresh_tags``: tags the runs the UI and ``follow_upstream`` launch with their refresh.
 - ``make run`` (``pipelines/run_main.py``) and the UI: materializing the roots starts the same
-  cascade; ``refresh`` below runs it without a daemon, evaluating the same conditions with
-  ``dg.evaluate_automation_conditions`` and executing what they request, in this process.
+  cascade; ``refresh`` below runs it without a daemon, evaluating the same conditions as the
+  daemon's sensor does (``_evaluate``) and executing what they request, in this process.
 
 Every run of one refresh carries the tag ``genstrat/refresh`` (the UI's runs page filters on
 it), so a refresh is visible as one unit: the schedule, the sensor and ``make run`` set it on
