@@ -144,13 +144,15 @@ PROFILES: dict[str, Profile] = {
         protocol="arena",
     ),
     # The smallest graph that still exercises every stage: for the tests that run the whole
-    # graph to check orchestration (daemon, UI, cluster), not the science.
+    # graph to check orchestration (daemon, UI, cluster), not the science.  Three benchmark
+    # games, the fewest the composite complexity of the capability profiles takes; twelve
+    # accepted games to screen and select them from.
     "tiny": Profile(
         name="tiny",
         description="seconds per stage: for orchestration tests of the whole graph",
         seed_start=0,
         seed_count=120,
-        max_accepted=24,
+        max_accepted=12,
         benchmark_games=3,
         screening_budget="quick",
         axis_budget="quick",
