@@ -11,7 +11,7 @@ import pytest
 
 from tests import servers
 from tests.servers import DaskCluster, PostgresServer
-from tests.support import POSTGRES_INSTANCE_YAML, REPO_ROOT, ProjectEnv
+from tests.support import CLUSTER_PROFILE, POSTGRES_INSTANCE_YAML, REPO_ROOT, ProjectEnv
 
 # The modules that take longest under `make test` (on two workers: the end-to-end refreshes
 # about 6 minutes, the local-model ablations 1 to 3, the Dask cluster 1.5), started first so
@@ -84,12 +84,14 @@ def dask_cluster(
     """A Dask scheduler and two single-threaded workers (separate processes) for the session.
 
     The workers open the Postgres instance (``postgres_home`` and the server's settings) and
-    write asset files to ``cluster_data``, on the demo profile."""
+    write asset files to ``cluster_data``, on the ``tiny`` profile (every stage at the smallest
+    sizes: the tests on the cluster check where steps run and that outputs match, not the
+    science)."""
     env = {
         **postgres_server.env(),
         "DAGSTER_HOME": str(postgres_home),
         "GENSTRAT_DATA": str(cluster_data),
-        "GENSTRAT_PROFILE": "demo",
+        "GENSTRAT_PROFILE": CLUSTER_PROFILE,
     }
     with servers.sigterm_as_interrupt(), servers.dask_cluster(workers=2, env=env) as cluster:
         yield cluster

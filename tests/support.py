@@ -8,6 +8,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # The instance configuration shipped for deployments (docs/DEPLOY.md, section 1).
 POSTGRES_INSTANCE_YAML = REPO_ROOT / "deploy" / "dagster.postgres.yaml"
+# The run profile of the tests on a Dask cluster, on both sides of their comparisons.
+CLUSTER_PROFILE = "tiny"
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,12 @@ import dagster as dg
 import pandas as pd
 import pytest
 
+from assets.run_profiles import PROFILE_ENV_VAR, get_profile
 from pipelines.executors import dask_executor
 from pipelines.scaleout import local_cluster_config, scaleout_job
 from tests.scaleout_runs import PLAY_STEP, POOL_STAGE, read_outputs, run_selection, step_pids
 from tests.servers import DaskCluster
-from tests.support import ProjectEnv
+from tests.support import CLUSTER_PROFILE, ProjectEnv
 
 # Benchmark games whose axis_scores and tournament run on the cluster (one run per game).
 GAMES = 2
@@ -29,7 +30,10 @@ def test_scaleout_job_runs_on_the_project_dask_executor() -> None:
 
 
 @pytest.mark.slow
-def test_pool_stage_runs_on_a_local_dask_cluster(project_env: ProjectEnv) -> None:
+def test_pool_stage_runs_on_a_local_dask_cluster(
+    project_env: ProjectEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(PROFILE_ENV_VAR, CLUSTER_PROFILE)  # the cluster's workers inherit it
     selection = [
         dg.AssetKey("reference_games"),
         dg.AssetKey("seed_pool"),
@@ -48,13 +52,17 @@ def test_pool_stage_runs_on_a_local_dask_cluster(project_env: ProjectEnv) -> Non
         run = instance.get_run_by_id(result.run_id)
         assert run is not None and run.tags.get("dagster/solid_selection") is None
     games = pd.read_parquet(project_env.data / "accepted_games.parquet")
-    assert len(games) == 60
+    assert len(games) == get_profile(CLUSTER_PROFILE).max_accepted
 
 
 @pytest.mark.slow
 def test_pool_and_game_partitions_on_a_dask_cluster_match_an_in_process_run(
-    postgres_env: ProjectEnv, dask_cluster: DaskCluster, cluster_data: Path
+    postgres_env: ProjectEnv,
+    dask_cluster: DaskCluster,
+    cluster_data: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv(PROFILE_ENV_VAR, CLUSTER_PROFILE)  # the cluster's workers run on it
     with dg.DagsterInstance.get() as instance:
         here = run_selection(instance, games=GAMES)  # files under postgres_env.data
         assert here.success and len(here.games) == GAMES
