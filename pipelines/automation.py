@@ -517,9 +517,11 @@ def _evaluate(
 
     The testing function serializes the cursor against the bare instance, so every subset of a
     dynamically partitioned asset (the benchmark games') asks the database for the partitions
-    again: about 8,500 queries in a tiny-profile refresh, a fifth of its time.  The daemon
+    again: about 8,500 queries in a tiny-profile refresh, a quarter of its time.  The daemon
     (``AutomationTickEvaluationContext``) serializes in the evaluation's context, whose
-    queryer reads them once; so does this."""
+    queryer reads them once; so does this.  The evaluator and the cursor are Dagster's
+    internals (the version is pinned in constraints.txt); ``tests/pipelines/test_automation.py``
+    holds the runs requested here to the public function's, tick by tick."""
     graph = defs.resolve_asset_graph()
     # round-tripped, as the daemon stores it between ticks
     previous = (
