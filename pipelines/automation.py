@@ -32,9 +32,11 @@ before it).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
+import operator
 import os
 import uuid
 from collections import defaultdict
@@ -76,10 +78,10 @@ FOLLOW_LABEL = "follow upstream"
 
 
 def follow(
-    ignored: Iterable[dg.AssetKey] = (),
-    depth: int = 1,
+    ignored: Iterable[dg.AssetKey],
+    upstream: Iterable[dg.AssetKey],
     writer: dg.AssetKey | None = None,
-    writer_depth: int = 0,
+    writer_upstream: Iterable[dg.AssetKey] = (),
 ) -> dg.AutomationCondition[dg.AssetKey | dg.AssetCheckKey]:
     """The condition of an asset that follows upstream: Dagster's ``eager`` (run when a dep
     updated, or when newly missing; not while a dep is missing or in progress, nor while this
@@ -87,10 +89,10 @@ def follow(
 
     1. an update of an ``ignored`` dep does not start it (that update reaches it through
        another dep, see ``followed_deps``);
-    2. it waits while anything up to ``depth`` levels upstream is in progress (queued runs
-       count) or due to run in another run (a partitioned asset requested now, or one whose
-       deps updated and that a later evaluation requests), so that a refresh reaches it once,
-       after everything above it;
+    2. it waits while anything ``upstream`` (every asset above it) is in progress (queued
+       runs count) or due to run in another run (a partitioned asset requested now, or one
+       whose deps updated and that a later evaluation requests), so that a refresh reaches it
+       once, after everything above it;
     3. it waits while an upstream blocking check fails;
     4. an asset missing when the conditions are first evaluated is requested once its deps are
        there and nothing above it is busy (Dagster's ``eager`` forgets it: its ``handled``
@@ -98,13 +100,22 @@ def follow(
        sensor's first tick (the UI's switch and its button are seconds apart, the sensor ticks
        every 30 s), and their update, older than the first tick, would start nothing;
     5. an asset partitioned by a set that ``writer`` writes (``match_corpus`` and
-       ``benchmark_games``) also waits while the writer, or anything up to ``writer_depth``
-       levels above it, is in progress or due: the writer may change the partition set, and
-       waiting lets the asset's partitions be requested with the writer's other followers
+       ``benchmark_games``) also waits while the writer, or anything above it
+       (``writer_upstream``), is in progress or due: the writer may change the partition set,
+       and waiting lets the asset's partitions be requested with the writer's other followers
        (``axis_scores``), so that a refresh plays and measures each game in one run.
+
+    "Anything above" is one ``asset_matches`` per upstream asset.  Nesting ``any_deps_match``
+    once per level says the same (what an upstream asset's condition is does not depend on the
+    path it is reached by: ``will_be_requested`` and ``initial_evaluation`` look at the root
+    asset, ``since`` and ``or`` evaluate every child on the whole subset, and the partitioned
+    assets have only unpartitioned assets above them), but Dagster evaluates it once per
+    upstream *path*: 4,530 condition nodes in an evaluation of the real graph, against 2,647
+    this way, and 0.58 to 0.83 CPU seconds against 0.34 to 0.54 (a ``tiny`` instance).
     """
-    if depth < 1:
-        raise ValueError(f"depth must be at least 1, not {depth}")
+    above = sorted(set(upstream), key=lambda key: key.to_user_string())
+    if not above:
+        raise ValueError("an asset that follows upstream needs at least one asset above it")
     updated = dg.AutomationCondition.any_deps_updated()
     skip = sorted(set(ignored), key=lambda key: key.to_user_string())
     if skip:
@@ -120,9 +131,9 @@ def follow(
     pending = dg.AutomationCondition.in_progress() | (
         due & ~dg.AutomationCondition.will_be_requested()
     )
-    busy = dg.AutomationCondition.any_deps_match(pending)
-    for _ in range(depth - 1):
-        busy = dg.AutomationCondition.any_deps_match(pending | busy)
+    busy = functools.reduce(
+        operator.or_, [dg.AutomationCondition.asset_matches(key, pending) for key in above]
+    )
     if writer is not None:
         # ``since_last_handled`` cannot say "due" here: its ``initial_evaluation`` compares the
         # partitioning of this asset's last request with that of the asset evaluated (the
@@ -131,10 +142,8 @@ def follow(
         writer_pending = dg.AutomationCondition.in_progress() | (
             writer_due & ~dg.AutomationCondition.will_be_requested()
         )
-        above: dg.AutomationCondition[Any] = writer_pending
-        for _ in range(writer_depth):
-            above = writer_pending | dg.AutomationCondition.any_deps_match(above)
-        busy = busy | dg.AutomationCondition.asset_matches(writer, above)
+        for key in [writer, *sorted(set(writer_upstream), key=lambda k: k.to_user_string())]:
+            busy = busy | dg.AutomationCondition.asset_matches(key, writer_pending)
     eager = (
         dg.AutomationCondition.eager()
         .replace("any_deps_updated", updated)
@@ -150,11 +159,13 @@ def follow(
 @dataclass(frozen=True)
 class Follows:
     """Per asset: the deps whose updates do not start it, how many levels of ancestors it has
-    (the longest path up to a root), and the asset that writes its partition set (if another
-    one does)."""
+    (the longest path up to a root, counting the partition sets written as edges), the assets
+    above it (its deps, theirs, and so on), and the asset that writes its partition set (if
+    another one does)."""
 
     ignored: dict[dg.AssetKey, frozenset[dg.AssetKey]]
     depth: dict[dg.AssetKey, int]
+    upstream: dict[dg.AssetKey, frozenset[dg.AssetKey]]
     writer: dict[dg.AssetKey, dg.AssetKey] = field(default_factory=dict)
 
     def condition(self, key: dg.AssetKey) -> dg.AutomationCondition[Any]:
@@ -162,9 +173,9 @@ class Follows:
         writer = self.writer.get(key)
         return follow(
             self.ignored[key],
-            max(1, self.depth[key]),
+            self.upstream[key],
             writer=writer,
-            writer_depth=self.depth[writer] if writer is not None else 0,
+            writer_upstream=self.upstream[writer] if writer is not None else (),
         )
 
 
@@ -234,7 +245,17 @@ def followed_deps(
         for key in written
         if w not in deps.get(key, set())
     }
-    return Follows(ignored=ignored, depth=depth, writer=writer)
+    upstream: dict[dg.AssetKey, frozenset[dg.AssetKey]] = {}
+
+    def above(key: dg.AssetKey) -> frozenset[dg.AssetKey]:  # the declared deps only
+        if key not in upstream:
+            parents = deps.get(key, set())
+            upstream[key] = frozenset(parents).union(*(above(p) for p in parents))
+        return upstream[key]
+
+    for key in deps:
+        above(key)
+    return Follows(ignored=ignored, depth=depth, upstream=upstream, writer=writer)
 
 
 def follows_of(

@@ -124,7 +124,7 @@ def test_every_asset_but_the_roots_follows_upstream() -> None:
             if key.to_user_string() in ("match_corpus", "match_moves"):
                 # partitioned by the set benchmark_games writes, and not downstream of it
                 assert plan.writer[key] == dg.AssetKey("benchmark_games")
-                assert condition != follow(plan.ignored[key], plan.depth[key])
+                assert condition != follow(plan.ignored[key], plan.upstream[key])
     sensor = defs.resolve_sensor_def("follow_upstream")
     assert isinstance(sensor, dg.AutomationConditionSensorDefinition)
 
@@ -646,3 +646,46 @@ def test_the_refresh_evaluates_as_dagster_does_and_reads_the_games_once_per_eval
     assert [list(w) for w in waves[1:]] == [[None], ["g1", "g2"], [None]]
     assert requested(mine, keys).empty and requested(dagsters, keys).empty
     assert reads["theirs"] > 20 * reads["ours"], reads
+
+
+def _ladder(rungs: int) -> list[dg.AssetsDefinition]:
+    """``roster``, then ``rungs`` diamonds one above the other (``a{i}`` and ``b{i}`` on the
+    previous rung's join, ``c{i}`` on both): 2 ** rungs paths from the last join to the root."""
+
+    def asset(name: str, deps: list[str]) -> dg.AssetsDefinition:
+        @dg.asset(name=name, deps=deps)
+        def _materialize() -> None: ...
+
+        return _materialize
+
+    assets, below = [_roster], "roster"
+    for i in range(rungs):
+        assets += [asset(f"a{i}", [below]), asset(f"b{i}", [below])]
+        assets.append(asset(f"c{i}", [f"a{i}", f"b{i}"]))
+        below = f"c{i}"
+    return assets
+
+
+def test_a_follower_evaluates_its_upstream_once_per_asset_not_once_per_path() -> None:
+    """Waiting while anything above is busy costs one condition per upstream asset: over a
+    ladder of diamonds the last join's evaluation grows with the rungs, not with the 2 ** rungs
+    paths (nesting ``any_deps_match`` per level evaluated every path: the real graph's
+    evaluation walked 4,530 condition nodes that way, 2,647 now)."""
+    from pipelines.automation import AUTOMATED, with_automation
+
+    def evaluated_nodes(rungs: int) -> int:
+        roots = [dg.AssetKey("roster")]
+        defs_ = dg.Definitions(assets=with_automation(_ladder(rungs), roots=roots))
+        result = dg.evaluate_automation_conditions(
+            defs_, dg.DagsterInstance.ephemeral(), asset_selection=AUTOMATED
+        )
+        (last,) = [r for r in result.results if r.key == dg.AssetKey(f"c{rungs - 1}")]
+
+        def count(node: Any) -> int:
+            return 1 + sum(count(child) for child in node.child_results)
+
+        return count(last)
+
+    small, large = evaluated_nodes(3), evaluated_nodes(6)
+    # 6 rungs have twice the upstream assets of 3 (and 8 times the paths)
+    assert large < 2.5 * small, (small, large)
