@@ -40,7 +40,7 @@ from assets import (
     validity,
 )
 from assets.resources import LocalModel, ProjectPaths, RosterFile, RunProfile
-from pipelines.automation import SCHEDULES, SENSORS, with_automation
+from pipelines.automation import SCHEDULES, SENSORS, checks_with_automation, with_automation
 from pipelines.io_managers import ParquetIOManager, StepValueIOManager
 from pipelines.jobs import JOBS
 
@@ -123,14 +123,12 @@ def build_resources() -> dict[str, dg.ConfigurableResource | dg.ConfigurableIOMa
 
 def build_definitions(stages: Sequence[ModuleType] = STAGES) -> dg.Definitions:
     """The root Definitions for ``stages`` with the project's cross-cutting policy applied."""
+    automated = with_automation(stage_assets([s for s in stages if s not in ON_REQUEST]))
     return dg.Definitions(
         assets=with_conventions(
-            [
-                *with_automation(stage_assets([s for s in stages if s not in ON_REQUEST])),
-                *stage_assets([s for s in stages if s in ON_REQUEST]),
-            ]
+            [*automated, *stage_assets([s for s in stages if s in ON_REQUEST])]
         ),
-        asset_checks=stage_checks(stages),
+        asset_checks=checks_with_automation(stage_checks(stages), automated),
         jobs=JOBS,
         schedules=SCHEDULES,
         sensors=SENSORS,

@@ -689,3 +689,175 @@ def test_a_follower_evaluates_its_upstream_once_per_asset_not_once_per_path() ->
     small, large = evaluated_nodes(3), evaluated_nodes(6)
     # 6 rungs have twice the upstream assets of 3 (and 8 times the paths)
     assert large < 2.5 * small, (small, large)
+
+
+# --- checks requested with their asset; nothing below a partition set before it is written ---
+
+
+@dg.asset(name="accepted_games", deps=["roster"])
+def _checked_pool() -> None: ...
+
+
+@dg.asset_check(asset="accepted_games", blocking=True)
+def _pool_conforms() -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(passed=True)
+
+
+@dg.asset(name="screening", deps=["accepted_games"])
+def _checked_screening() -> None: ...
+
+
+@dg.asset_check(asset="screening", blocking=True)
+def _screening_sound() -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(passed=True)
+
+
+@dg.asset(name="selection", deps=["screening"])
+def _selection() -> None: ...
+
+
+@dg.asset_check(asset="selection", blocking=True)
+def _selection_fails() -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(passed=False)
+
+
+@dg.asset(name="report", deps=["selection"])
+def _report() -> None: ...
+
+
+def checked_refresh(checks: list[dg.AssetChecksDefinition]) -> tuple[Any, dg.DagsterInstance]:
+    from pipelines.automation import checks_with_automation, refresh, with_automation
+
+    roots = [dg.AssetKey("roster")]
+    assets = with_automation(
+        [_roster, _checked_pool, _checked_screening, _selection, _report], roots=roots
+    )
+    defs_ = dg.Definitions(assets=assets, asset_checks=checks_with_automation(checks, assets))
+    instance = dg.DagsterInstance.ephemeral()
+    job = defs_.resolve_implicit_global_asset_job_def()
+
+    def run_one(partition: str | None, selection: list[dg.AssetKey], tags: object) -> bool:
+        job.execute_in_process(
+            instance=instance, asset_selection=selection, partition_key=partition,
+            raise_on_error=False,
+        )  # fmt: skip
+        return True  # a failed blocking check fails the run; the refresh goes on to show it
+
+    return refresh(defs_, instance, run_one, roots=roots), instance
+
+
+def test_on_a_fresh_instance_a_blocking_check_does_not_cost_a_wave() -> None:
+    """A dep with a blocking check, requested now, takes its follower into its run: its check
+    is requested with it (``with_its_asset``) and runs first there. Without a condition on the
+    check, nothing below it ran before its check had passed once, so a fresh instance took a
+    wave per checked level (here three waves after the roots instead of one)."""
+    done, instance = checked_refresh([_pool_conforms, _screening_sound])
+    assert done is not None
+    names = [{a.to_user_string() for a in w.runs[None]} for w in done.waves]
+    assert names == [{"roster"}, {"accepted_games", "screening", "selection", "report"}]
+    for check in (_pool_conforms, _screening_sound):  # they ran, in that run
+        (key,) = check.check_keys
+        assert instance.event_log_storage.get_latest_asset_check_execution_by_key([key])
+
+
+def test_a_failing_blocking_check_stops_its_followers_in_the_same_run() -> None:
+    """Requesting a follower into its dep's run does not get past the dep's blocking check:
+    the check fails in that run and the follower is not materialized, then or later."""
+    done, instance = checked_refresh([_pool_conforms, _screening_sound, _selection_fails])
+    assert done is not None
+    assert instance.get_latest_materialization_event(dg.AssetKey("selection")) is not None
+    assert instance.get_latest_materialization_event(dg.AssetKey("report")) is None
+
+
+def test_every_check_of_an_automated_asset_is_requested_with_its_asset() -> None:
+    from pipelines.automation import CHECK_LABEL, ROOT_ASSETS
+
+    graph = defs.resolve_asset_graph()
+    automated = {
+        key for key in graph.get_all_asset_keys() if graph.get(key).automation_condition
+    } | {dg.AssetKey(name) for name in ROOT_ASSETS}
+    checks = [key for key in graph.asset_check_keys if key.asset_key in automated]
+    assert len(checks) >= 15
+    for key in checks:
+        condition = graph.get(key).automation_condition
+        assert condition is not None and condition.get_label() == CHECK_LABEL, key
+
+
+def test_nothing_below_a_partitioned_asset_runs_before_its_partition_set_is_written() -> None:
+    """``benchmark_axes`` is below ``axis_scores``, whose partitions ``benchmark_games`` writes.
+    On a fresh instance the set is empty, so nothing said ``axis_scores`` was busy: the first
+    evaluation, before any root had run, requested ``benchmark_axes`` (on no games), and so did
+    the evaluation that requested the writer. It now waits until the writer has run and the
+    new partitions are in."""
+    from pipelines.automation import AUTOMATED, refresh, requested, with_automation
+
+    roots = [dg.AssetKey("roster")]
+    shape = [_roster, _writer, _axis_scores, _benchmark_axes]
+    defs_, instance, run_one = in_process(with_automation(shape, roots=roots))
+    keys = sorted(defs_.resolve_asset_graph().get_all_asset_keys(), key=lambda k: k.path)
+    first = dg.evaluate_automation_conditions(defs_, instance, asset_selection=AUTOMATED)
+    assert requested(first, keys).empty  # a fresh instance: nothing before the roots
+    done = refresh(defs_, instance, run_one, roots=roots)
+    assert done is not None
+    axes = dg.AssetKey("benchmark_axes")
+    assert [w.runs for w in done.waves] == [
+        {None: roots},
+        {None: [dg.AssetKey("benchmark_games")]},
+        {"g1": [dg.AssetKey("axis_scores")], "g2": [dg.AssetKey("axis_scores")]},
+        {None: [axes]},
+    ]
+
+
+def test_the_real_graph_requests_nothing_on_a_fresh_instance_before_the_roots() -> None:
+    from pipelines.automation import _evaluate, requested
+
+    keys = sorted(defs.resolve_asset_graph().get_all_asset_keys(), key=lambda k: k.path)
+    with dg.DagsterInstance.ephemeral() as instance:
+        assert requested(_evaluate(defs, instance), keys).empty
+
+
+@dg.asset_check(asset="benchmark_games", blocking=True)
+def _games_sound() -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(passed=True)
+
+
+def test_a_game_waits_for_the_writers_blocking_checks_as_its_axes_do() -> None:
+    """A daemon's tick can fall between the writer's step and its blocking check's in one run.
+    ``axis_scores`` (the writer is its dep) waits for the check; ``match_corpus`` (the writer
+    only writes its partition set) waits too, so that each game's matches and axes are still
+    requested together when the check has passed, not in two evaluations."""
+    from pipelines.automation import AUTOMATED, checks_with_automation, requested, with_automation
+
+    roots = [dg.AssetKey("roster")]
+    assets = with_automation([_roster, _writer, _axis_scores, _written_corpus], roots=roots)
+    defs_ = dg.Definitions(
+        assets=assets, asset_checks=checks_with_automation([_games_sound], assets)
+    )
+    keys = sorted(defs_.resolve_asset_graph().get_all_asset_keys(), key=lambda k: k.path)
+    job = defs_.resolve_implicit_global_asset_job_def()
+    with dg.DagsterInstance.ephemeral() as instance:
+        cursor = dg.evaluate_automation_conditions(
+            defs_, instance, asset_selection=AUTOMATED
+        ).cursor
+        assert job.execute_in_process(instance=instance, asset_selection=roots).success
+
+        def evaluate() -> dict[str | None, list[dg.AssetKey]]:
+            nonlocal cursor
+            found = dg.evaluate_automation_conditions(
+                defs_, instance, asset_selection=AUTOMATED, cursor=cursor
+            )
+            cursor = found.cursor
+            return requested(found, keys).runs
+
+        writer = dg.AssetKey("benchmark_games")
+        assert evaluate() == {None: [writer]}
+        # the writer's step has run, its check has not (the run goes on)
+        instance.add_dynamic_partitions("benchmark_games", ["g1", "g2"])
+        instance.report_runless_asset_event(dg.AssetMaterialization(writer))
+        assert evaluate() == {}
+        (check,) = _games_sound.check_keys
+        instance.report_runless_asset_event(
+            dg.AssetCheckEvaluation(asset_key=writer, check_name=check.name, passed=True)
+        )
+        both = [dg.AssetKey("axis_scores"), dg.AssetKey("match_corpus")]
+        assert evaluate() == {"g1": both, "g2": both}
