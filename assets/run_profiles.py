@@ -72,7 +72,10 @@ class Profile(BaseModel):
     seed_start: int = Field(ge=0, description="first generator seed sampled into the pool")
     seed_count: int = Field(gt=0, description="number of seeds sampled (seed_pool)")
     max_accepted: int = Field(gt=0, description="cap on accepted games kept (accepted_games)")
-    benchmark_games: int = Field(gt=0, description="farthest-point selection size")
+    # at least the games the analysis's composite complexity fits (a profile of fewer ran
+    # every stage up to capability_profiles, which then failed); engines.stats.analysis's
+    # MIN_COMPOSITE_GAMES, written out so that loading a profile does not import the statistics
+    benchmark_games: int = Field(ge=3, description="farthest-point selection size")
     screening_budget: BudgetName = Field(description="budget of the six screening axes")
     axis_budget: BudgetName = Field(description="budget of the five axes")
     builtin_roster_only: bool = Field(description="play only the built-in bots (no API keys)")

@@ -44,6 +44,8 @@ FloatArray = npt.NDArray[np.float64]
 
 # Section 7's regression has six coefficients; leave-one-out jaggedness needs two more games.
 MIN_PROFILE_GAMES = 8
+# The composite complexity (Section 7) fits a factor of the axes across the benchmark's games.
+MIN_COMPOSITE_GAMES = 3
 
 
 @dataclass(frozen=True)
@@ -242,9 +244,10 @@ def _profile_tables(
 ) -> None:
     runs, tables, summary = sample.runs, result.tables, result.summary
     alpha_game, alpha_boot = result.alpha_game, result.alpha_boot
-    if runs.n_games < 3:
+    if runs.n_games < MIN_COMPOSITE_GAMES:
         raise ValueError(
-            f"composite complexity needs at least 3 games, the corpus has {runs.n_games}"
+            f"composite complexity needs at least {MIN_COMPOSITE_GAMES} games, "
+            f"the corpus has {runs.n_games}"
         )
     z = comp.zscore_axes(axis_scores, runs.game_seeds)
     hardest_k = min(config.hardest, runs.n_games)

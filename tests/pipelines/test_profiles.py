@@ -36,3 +36,16 @@ def test_profile_is_chosen_by_environment_with_demo_default(
 def test_unknown_profile_names_the_choices() -> None:
     with pytest.raises(ValueError, match="choose one of: demo, paper"):
         get_profile("huge")
+
+
+def test_a_profile_selects_at_least_the_games_the_composite_complexity_needs() -> None:
+    """Fewer benchmark games ran every stage and then failed in ``capability_profiles``; a
+    profile of fewer is refused when it is written, naming the field."""
+    from pydantic import ValidationError
+
+    from engines.stats.analysis import MIN_COMPOSITE_GAMES
+
+    tiny = PROFILES["tiny"].model_dump()
+    assert tiny["benchmark_games"] == MIN_COMPOSITE_GAMES  # the smallest profile fits exactly
+    with pytest.raises(ValidationError, match="benchmark_games"):
+        type(PROFILES["tiny"])(**{**tiny, "benchmark_games": MIN_COMPOSITE_GAMES - 1})
