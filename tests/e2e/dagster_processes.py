@@ -377,6 +377,23 @@ mutation($s: ScheduleSelector!) {
   }
 }
 """
+SCHEDULE_STATE = """
+query($s: ScheduleSelector!) {
+  scheduleOrError(scheduleSelector: $s) {
+    __typename
+    ... on Schedule { scheduleState { id status } }
+  }
+}
+"""
+STOP_SCHEDULE = """
+mutation($id: String) {
+  stopRunningSchedule(id: $id) {
+    __typename
+    ... on ScheduleStateResult { scheduleState { status } }
+    ... on PythonError { message }
+  }
+}
+"""
 # ui-core/src/ticks/EvaluateScheduleDialog.tsx (SCHEDULE_DRY_RUN_MUTATION, RUN_REQUEST_FRAGMENT)
 SCHEDULE_DRY_RUN = """
 mutation($s: ScheduleSelector!, $timestamp: Float) {
@@ -575,6 +592,14 @@ class Driver:
         reply = self.gql(START_SCHEDULE, s=selector(scheduleName=name))["startSchedule"]
         assert reply["__typename"] == "ScheduleStateResult", reply
         assert reply["scheduleState"]["status"] == "RUNNING", reply
+
+    def stop_schedule(self, name: str) -> None:
+        """The Automation page's switch, off: ``stopRunningSchedule`` on the schedule's state."""
+        found = self.gql(SCHEDULE_STATE, s=selector(scheduleName=name))["scheduleOrError"]
+        assert found["__typename"] == "Schedule", found
+        reply = self.gql(STOP_SCHEDULE, id=found["scheduleState"]["id"])["stopRunningSchedule"]
+        assert reply["__typename"] == "ScheduleStateResult", reply
+        assert reply["scheduleState"]["status"] == "STOPPED", reply
 
     def fire_schedule(self, name: str) -> list[str]:
         """A tick of schedule ``name`` now, as the UI's "Preview tick result" dialog fires it:
