@@ -755,7 +755,7 @@ def test_on_a_fresh_instance_a_blocking_check_does_not_cost_a_wave() -> None:
     assert done is not None
     names = [{a.to_user_string() for a in w.runs[None]} for w in done.waves]
     assert names == [{"roster"}, {"accepted_games", "screening", "selection", "report"}]
-    for check in (_pool_conforms, _screening_sound):  # they ran, in that run
+    for check in (_pool_conforms, _screening_sound):  # requested with their assets, they ran
         (key,) = check.check_keys
         assert instance.event_log_storage.get_latest_asset_check_execution_by_key([key])
 
