@@ -21,7 +21,6 @@ from engines.solve.best_response import (
     response_policy,
     uniform_policy,
 )
-from engines.solve.value import game_value
 
 OPENSPIEL = {"kuhn": "kuhn_poker", "leduc": "leduc_poker"}
 RANK_VALUE = {"J": 11, "Q": 12, "K": 13}
@@ -135,13 +134,6 @@ def test_best_response_to_a_sandboxed_program_equals_openspiel(
             assert ours == pytest.approx(float(br.value(game.new_initial_state())), abs=1e-9)
 
 
-def test_game_values_are_the_known_ones() -> None:
-    # Kuhn: -1/18 for the first player (Kuhn 1950); Leduc: -0.0856064... (OpenSpiel's
-    # sequence_form_lp_test, leduc_poker)
-    assert game_value(presets.kuhn()) == pytest.approx(-1 / 18, abs=1e-6)
-    assert game_value(presets.leduc()) == pytest.approx(-0.085606424078, abs=1e-6)
-
-
 @pytest.mark.parametrize("name", ["kuhn", "leduc"])
 def test_both_responses_from_one_expansion_equal_the_single_ones(name: str) -> None:
     spec = presets.PRESETS[name]()
@@ -155,22 +147,3 @@ def test_both_responses_from_one_expansion_equal_the_single_ones(name: str) -> N
             assert set(got.choices) == set(want.choices)
             reached = policy_value(spec, seat, response_policy(got), program)
             assert reached == pytest.approx(want.value, abs=1e-9)
-
-
-def test_the_game_value_of_a_generated_game_is_cached_by_its_spec_hash(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # a generated spec is not hashable (it carries its generation record): regression for a
-    # cache keyed by the spec itself; seed 0's LP takes a few seconds
-    from open_spiel.python.algorithms import sequence_form_lp
-
-    from arena.games import resolve_game
-
-    first = game_value(resolve_game("0"))
-    assert abs(first) < 1.0  # a small generated game: a fraction of a chip per deal
-
-    def solved_already(game: Any) -> None:
-        raise AssertionError("the LP ran again")
-
-    monkeypatch.setattr(sequence_form_lp, "solve_zero_sum_game", solved_already)
-    assert game_value(resolve_game("0")) == first  # from the cache, by spec hash
