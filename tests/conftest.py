@@ -11,7 +11,13 @@ import pytest
 
 from tests import servers
 from tests.servers import DaskCluster, PostgresServer
-from tests.support import CLUSTER_PROFILE, POSTGRES_INSTANCE_YAML, REPO_ROOT, ProjectEnv
+from tests.support import (
+    CLUSTER_PROFILE,
+    POSTGRES_INSTANCE_YAML,
+    REPO_ROOT,
+    ProjectEnv,
+    signals_kept,
+)
 
 # The modules that take longest under `make test` (on two workers: the end-to-end refreshes
 # about 6 minutes, the local-model ablations 1 to 3, the Dask cluster 1.5), started first so
@@ -27,6 +33,14 @@ LONGEST_FIRST = (
     "tests/engines/solve/test_best_response_arrays.py",
     "tests/arena/llm/test_local_llm_chess.py",
 )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    # Each test, its fixtures' set-up and tear-down included, leaves SIGINT and SIGTERM as it
+    # found them (tests.support.signals_kept: Dagster's in-process runs change them).
+    with signals_kept():
+        yield
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
