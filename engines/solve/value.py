@@ -43,8 +43,9 @@ class SequenceForm:
 
     ``sequences[i]`` counts seat ``i``'s sequences (0: the empty one); ``parents[i]`` lists,
     per information set of seat ``i`` in order of discovery, the sequence that leads to it and
-    ``members[i]`` the sequences of its actions; ``payoff`` is ``A`` as COO triplets (alice's
-    sequence, bob's sequence, chance probability x alice's chips), duplicates summed."""
+    ``members[i]`` the sequences of its actions; ``payoff`` is ``A`` (rows alice's sequences,
+    columns bob's, entries chance probability x alice's chips summed over terminal histories),
+    a sparse matrix."""
 
     def __init__(self, spec: GameSpec) -> None:
         self.sequences = [1, 1]
@@ -73,16 +74,15 @@ class SequenceForm:
             seat = state.current_player
             legal = state.legal_actions()
             key = state.information_state(seat)
+            parent = s1 if seat else s0
             info = ids[seat].get(key)
             if info is None:
                 info = ids[seat][key] = len(self.parents[seat])
                 first = self.sequences[seat]
                 self.sequences[seat] += len(legal)
-                self.parents[seat].append(s1 if seat else s0)
+                self.parents[seat].append(parent)
                 self.members[seat].append(list(range(first, first + len(legal))))
-            elif self.parents[seat][info] != (s1 if seat else s0) or len(
-                self.members[seat][info]
-            ) != len(legal):
+            elif self.parents[seat][info] != parent or len(self.members[seat][info]) != len(legal):
                 # perfect recall: one information state, one sequence before it, one menu
                 raise ValueError(f"{spec.name}: {key!r} is reached by two different sequences")
             for action, sequence in zip(legal, self.members[seat][info], strict=True):

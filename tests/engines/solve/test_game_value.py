@@ -12,7 +12,7 @@ from engines.gbg.state import State
 from engines.solve import value
 from engines.solve.best_response import policy_value, uniform_policy
 from engines.solve.openspiel_bridge import as_pyspiel_game
-from engines.solve.value import SequenceForm, game_value
+from engines.solve.value import SequenceForm, game_value, solve_sequence_form
 
 # The seeds below 200 whose generated game has at most 4,000 histories (GENERATOR_VERSION 1):
 # OpenSpiel's LP solves each in well under a second. Seed 49's game has no decision.
@@ -53,8 +53,8 @@ def test_small_generated_games_equal_openspiels_sequence_form_lp() -> None:
     for seed in SMALL_SEEDS:
         spec = resolve_game(str(seed))
         assert count_histories(spec, SMALL_HISTORIES) <= SMALL_HISTORIES, seed
-        ours = game_value(spec)
         form = SequenceForm(spec)
+        ours = solve_sequence_form(form)
         if form.sequences == [1, 1]:
             # nobody decides (OpenSpiel's LP finds no decision state and raises): the value is
             # the expected chips under chance alone
