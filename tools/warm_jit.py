@@ -13,8 +13,9 @@ when the kernel changes::
     python tools/warm_jit.py      # prints one line: the entry points compiled and the time
 
 It plays the kernel through the public paths that reach it (the random play of the pool filter
-and the screening axes, the L0 rollouts and population play of the five axes), in this process,
-at the smallest budgets, so the signatures compiled are the ones the product uses.  It fails
+and of the screening axes, ``play_coarse``; the L0 rollouts and population play of the five
+axes), in this process, at the smallest budgets, so the signatures compiled are the ones the
+product uses.  It fails
 with one line (exit 1) when an entry point of the kernel is still uncompiled afterwards: a new
 entry point that this warm-up does not reach.
 """
@@ -24,7 +25,7 @@ from __future__ import annotations
 import sys
 import time
 
-ENTRY_POINTS = ("play_uniform", "play_l0")
+ENTRY_POINTS = ("play_uniform", "play_l0", "play_coarse")
 
 
 def main() -> int:

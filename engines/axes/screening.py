@@ -60,12 +60,10 @@ from engines.axes.play import (
 )
 from engines.axes.population import L0, strategy, strategy_seeds
 from engines.axes.worlds import replay_steps
-from engines.gbg.batch_random import l0_rollouts
-from engines.gbg.compiled import compile_spec
+from engines.gbg.batch_random import coarse_random_play, l0_rollouts
 from engines.gbg.engine import CARD_EVENTS, CHANCE, PAIR_EVENTS, PUBLIC, State, new_deal
-from engines.gbg.rng import DealRng, derive_seed
+from engines.gbg.rng import derive_seed, derive_seeds
 from engines.gbg.spec import GameSpec
-from engines.gbg.state import initial_state, position_as_known
 from engines.tasks import InlinePool, TaskPool, TaskResult
 
 SCREENING_AXES = (
@@ -110,12 +108,27 @@ def _offers_amounts(menu: tuple[str, ...]) -> bool:
 def _random_play(
     spec: GameSpec, deals: int, seed: int, interpreted: bool = False
 ) -> dict[str, float]:
-    """State space, temporal depth and risk from uniformly random deals."""
-    if not interpreted:
-        return _random_play_incremental(spec, deals, seed)
+    """State space, temporal depth and risk from uniformly random deals: compiled
+    (``batch_random.coarse_random_play``: the same deals, moves and states), or on the
+    interpreter (``interpreted=True``, the reference, and the path of a game the compiled
+    loop hands back because the interpreter raises on it)."""
     rng = random.Random(derive_seed(seed, 0x5C1))
+    if not interpreted:
+        played = coarse_random_play(spec, derive_seeds(seed, 0x5C2, count=deals), rng)
+        if played is not None:
+            multi = played.multi
+            # Each deal's later choices, c - 1 down to 0, in the reference's order.
+            counts = np.repeat(multi, multi)
+            firsts = np.repeat(np.cumsum(multi) - multi, multi)
+            later = counts - 1 - (np.arange(len(counts)) - firsts)
+            total = played.distinct[0] + played.distinct[1]
+            return {
+                "state_space": math.log10(total) if total else 0.0,
+                "temporal_depth": float(np.mean(later)) if len(later) else 0.0,
+                "risk": float(np.std(2 * played.returns)) / (2 * spec.stack),
+            }
     seen: tuple[set[Any], set[Any]] = (set(), set())
-    later: list[int] = []
+    later_list: list[int] = []
     leads: list[int] = []
     for k in range(deals):
         state = new_deal(spec, derive_seed(seed, 0x5C2, k), tree=False)
@@ -128,96 +141,12 @@ def _random_play(
             if len(menu) > 1:
                 choices += 1
             state.apply(rng.choice(menu))
-        later.extend(range(choices - 1, -1, -1))
+        later_list.extend(range(choices - 1, -1, -1))
         leads.append(chip_lead(state, 0))
-    return _random_play_axes(spec, seen, later, leads)
-
-
-def _random_play_incremental(spec: GameSpec, deals: int, seed: int) -> dict[str, float]:
-    """``_random_play`` with each coarse state built from the one before: the deals, moves
-    and states of the reference, in one loop (a coarse state is asked at nearly every
-    decision of 1,500 deals per game, the screening's largest part).
-
-    Per seat it keeps the seen events (card identities dropped), the known positions and
-    the seat's own coarse decisions, adding only what happened since its last decision
-    (as ``engines.axes.keys.DealKeys`` does); the moves are ``rng.choice(menu)`` written
-    out (``random.Random._randbelow``: the bits of ``getrandbits`` until below the menu's
-    length), the same draws."""
-    rng = random.Random(derive_seed(seed, 0x5C1))
-    getrandbits = rng.getrandbits
-    seen: tuple[set[Any], set[Any]] = (set(), set())
-    later: list[int] = []
-    leads: list[int] = []
-    cardish = _CARDISH
-    coarse: dict[str, str] = {}  # coarse_action by action
-    offers = _offers_amounts
-    game = compile_spec(spec)
-    for k in range(deals):
-        # new_deal(spec, play seed, tree=False), the compiled spec looked up once
-        state = initial_state(game, DealRng(derive_seed(seed, 0x5C2, k)))
-        events = state.events  # appended to in place as the deal goes on
-        done = [0, 0]
-        mine: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]] = ([], [])
-        own: tuple[list[str], list[str]] = ([], [])
-        known: tuple[dict[str, str], dict[str, str]] = ({}, {})
-        positions: list[tuple[tuple[str, str], ...]] = [(), ()]  # sorted(known[seat].items())
-        hands = state.hands
-        choices = 0
-        while True:
-            seat = state.current_player
-            if seat < 0:
-                break
-            menu = state.legal_actions()
-            if not offers(menu):
-                n = len(events)
-                if done[seat] < n:
-                    seen_events = mine[seat]
-                    for vis, kind, who, data in events[done[seat] :]:
-                        if vis != PUBLIC and vis != seat:
-                            continue
-                        seen_events.append((kind, who) if kind in cardish else (kind, who, data))
-                        if kind == "position":  # as State.known_positions reads it
-                            name, holder = data
-                            known[seat][name] = position_as_known(holder, seat, vis)
-                            positions[seat] = tuple(sorted(known[seat].items()))
-                    done[seat] = n
-                seen[seat].add(
-                    (
-                        state.phase_id,
-                        menu,
-                        len(hands[seat]),
-                        tuple(own[seat][-3:]),
-                        tuple(mine[seat]),
-                        positions[seat],
-                    )
-                )
-            size = len(menu)
-            if size > 1:
-                choices += 1
-            elif not size:
-                rng.choice(menu)  # raises, as the reference does
-            bits = size.bit_length()
-            r = getrandbits(bits)
-            while r >= size:
-                r = getrandbits(bits)
-            action = menu[r]
-            short = coarse.get(action)
-            if short is None:
-                short = coarse[action] = coarse_action(action)
-            own[seat].append(short)
-            state.apply(action)
-        later.extend(range(choices - 1, -1, -1))
-        leads.append(chip_lead(state, 0))
-    return _random_play_axes(spec, seen, later, leads)
-
-
-def _random_play_axes(
-    spec: GameSpec, seen: tuple[set[Any], set[Any]], later: list[int], leads: list[int]
-) -> dict[str, float]:
     total = len(seen[0]) + len(seen[1])
     return {
         "state_space": math.log10(total) if total else 0.0,
-        "temporal_depth": float(np.mean(later)) if later else 0.0,
+        "temporal_depth": float(np.mean(later_list)) if later_list else 0.0,
         "risk": float(np.std(leads)) / (2 * spec.stack),
     }
 

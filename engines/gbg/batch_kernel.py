@@ -33,8 +33,8 @@ DEAL, REVEAL, BETTING, SIMULTANEOUS, AUCTION, PEEK, DRAW, SWAP, POSITION, SIDE_B
 K_KIND, K_COUNT, K_WHO, K_OPTIONAL, K_COST, K_RISK_PCT, K_RISK_CHIPS, K_TARGET = range(8)
 K_POS, K_SOURCE, K_CRITERION, K_PERK, K_PERK_POINTS, K_CAP, K_FORCED0, K_FORCED1 = range(8, 16)
 K_FIRST_RULE, K_FIRST_SEAT, K_FALLBACK, K_STAKE_KIND, K_NSIZES, K_PRICING, K_TIE = range(16, 23)
-K_ITEM, K_NOPTIONS, K_PROP, K_NEDGES, K_STRAIGHT = range(23, 28)
-PHASE_COLUMNS = 28
+K_ITEM, K_NOPTIONS, K_PROP, K_NEDGES, K_STRAIGHT, K_HIDDEN = range(23, 29)
+PHASE_COLUMNS = 29
 
 # Predicate table columns and kinds.
 Q_KIND, Q_WHO, Q_NEGATE, Q_RANK, Q_AMOUNT, Q_PHASE, Q_OPTION, Q_POS = range(8)
@@ -60,7 +60,15 @@ MODE_ENTER, MODE_FINISH, MODE_NEXT, MODE_DECIDE, MODE_DONE = range(5)
 MOVES_UNIFORM, MOVES_L0 = 0, 1
 
 # Statuses of a run.
-OK, EMPTY_MENU, OUT_OF_UNIFORMS, EMPTY_HAND, NO_EDGE = range(5)
+OK, EMPTY_MENU, OUT_OF_UNIFORMS, EMPTY_HAND, NO_EDGE, OUT_OF_ROOM = range(6)
+
+# The events of ``engines.gbg.phases`` and ``engines.gbg.state`` that a seat can see before
+# its last decision (the showdown's and the settlements' come after it), for the screening's
+# coarse keys (``play_coarse``).  ``VIS_PUBLIC`` is ``engines.gbg.state.PUBLIC``.
+E_PHASE, E_BLINDS, E_ACT, E_SECRET, E_REVEAL_CHOICES, E_TRANSFER, E_AUCTION = range(1, 8)
+E_POSITION, E_PEEK, E_PEEK_TOP, E_RISK, E_CARD, E_BOARD, E_DISCARD = range(8, 15)
+E_BOARD_SWAP, E_SWAP_TAKE = range(15, 17)
+VIS_PUBLIC = 2
 
 _MUL = uint64(6364136223846793005)
 _INC = uint64(1442695040888963407)
@@ -116,6 +124,48 @@ def _mt_random(mt, at):  # type: ignore[no-untyped-def]  # pragma: no cover
     return (float(a) * 67108864.0 + float(b)) * (1.0 / 9007199254740992.0)
 
 
+@njit(cache=True)
+def _fold_a(h, x):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Fold the integer ``x`` into the hash ``h`` (SplitMix64's finaliser)."""
+    z = h ^ (uint64(x + 8) * uint64(0x9E3779B97F4A7C15) + (h << uint64(6)) + (h >> uint64(2)))
+    z = (z ^ (z >> uint64(30))) * uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> uint64(27))) * uint64(0x94D049BB133111EB)
+    return z ^ (z >> uint64(31))
+
+
+@njit(cache=True)
+def _fold_b(h, x):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Fold ``x`` into ``h`` by a second, independent mix (MurmurHash3's finaliser), so
+    that a key is two 64-bit hashes: two different keys collide with probability 2^-128."""
+    z = (h + uint64(x + 8) * uint64(0xC2B2AE3D27D4EB4F)) ^ (h >> uint64(29))
+    z = (z ^ (z >> uint64(33))) * uint64(0xFF51AFD7ED558CCD)
+    z = (z ^ (z >> uint64(33))) * uint64(0xC4CEB9FE1A85EC53)
+    return z ^ (z >> uint64(33))
+
+
+@njit(cache=True)
+def _fold(H, row, x):  # type: ignore[no-untyped-def]  # pragma: no cover
+    H[row, 0] = _fold_a(H[row, 0], x)
+    H[row, 1] = _fold_b(H[row, 1], x)
+
+
+@njit(cache=True)
+def _event(EV, vis, kind, who, a, b, c):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Log an event into the coarse history of each seat that sees it (``vis``: a seat or
+    ``VIS_PUBLIC``): its kind, who, and its data ``a, b, c`` (zeros for a card event, whose
+    cards a coarse history drops).  ``EV`` holds the two seats' hashes, or no rows when the
+    run keeps no keys."""
+    if EV.shape[0] == 0:
+        return
+    for seat in range(2):
+        if vis == VIS_PUBLIC or vis == seat:  # noqa: SIM109 (numba: plain comparisons)
+            _fold(EV, seat, kind)
+            _fold(EV, seat, who)
+            _fold(EV, seat, a)
+            _fold(EV, seat, b)
+            _fold(EV, seat, c)
+
+
 # Chance sources: the engine's generator (``rng``, as a sampled deal draws), or a fixed card
 # order and stream (``rank``, ``aux`` read from ``C[1]``, as ``engines.axes.play`` resolves an
 # explicit-chance deal).  ``C[0]`` says which.
@@ -143,7 +193,7 @@ def _coin(rng, C, aux, percent):  # type: ignore[no-untyped-def]  # pragma: no c
 
 
 @njit(cache=True)
-def _deal_card(S, deck, hands, board, rng, C, rank, dest):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _deal_card(S, deck, hands, board, rng, C, rank, EV, dest):  # type: ignore[no-untyped-def]  # pragma: no cover
     """A card request: the deck's top card if one was peeked at, else a draw: uniform from the
     generator, or the first card of the order still in the deck."""
     if S[S_TOP] >= 0:
@@ -165,9 +215,11 @@ def _deal_card(S, deck, hands, board, rng, C, rank, dest):  # type: ignore[no-un
     if dest < 2:
         hands[dest, S[S_HN0 + dest]] = card
         S[S_HN0 + dest] += 1
+        _event(EV, dest, E_CARD, dest, 0, 0, 0)
     elif dest == 2:
         board[S[S_BOARDN]] = card
         S[S_BOARDN] += 1
+        _event(EV, VIS_PUBLIC, E_BOARD, -1, 0, 0, 0)
     else:
         S[S_TOP] = card
 
@@ -494,10 +546,11 @@ def _measure(crit, seat, S, hands, M, CT, out):  # type: ignore[no-untyped-def] 
 
 
 @njit(cache=True)
-def _peek_opponent(seat, S, hands, rng, C, aux):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _peek_opponent(seat, S, hands, rng, C, aux, EV):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``seat`` sees a uniformly chosen card of the opponent's hand (one pick, if any)."""
     if S[S_HN0 + 1 - seat] > 0:
         _pick(rng, C, aux, S[S_HN0 + 1 - seat])
+        _event(EV, seat, E_PEEK, seat, 0, 0, 0)
 
 
 @njit(cache=True)
@@ -605,14 +658,19 @@ def _pop(S):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @njit(cache=True)
-def _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux, EV):  # type: ignore[no-untyped-def]  # pragma: no cover
     """A peek: the opponent's card or the deck's top card, then the risk coin."""
     if P[p, K_TARGET] == 0:
-        _peek_opponent(seat, S, hands, rng, C, aux)
-    elif S[S_TOP] < 0:
-        _deal_card(S, deck, hands, board, rng, C, rank, 3)
-    if P[p, K_RISK_PCT] > 0 and _coin(rng, C, aux, P[p, K_RISK_PCT]):
-        _pay(M, seat, P[p, K_RISK_CHIPS])
+        _peek_opponent(seat, S, hands, rng, C, aux, EV)
+    else:
+        if S[S_TOP] < 0:
+            _deal_card(S, deck, hands, board, rng, C, rank, EV, 3)
+        _event(EV, seat, E_PEEK_TOP, seat, 0, 0, 0)
+    if P[p, K_RISK_PCT] > 0:
+        paid = 0
+        if _coin(rng, C, aux, P[p, K_RISK_PCT]):
+            paid = _pay(M, seat, P[p, K_RISK_CHIPS])
+        _event(EV, VIS_PUBLIC, E_RISK, seat, paid, 0, 0)
 
 
 @njit(cache=True)
@@ -741,6 +799,85 @@ def _redecide(S, hands, M, P, SZ, CT, menu, W):  # type: ignore[no-untyped-def] 
         _two(S, seat, 0, 1, menu)
 
 
+_KEY_A = uint64(0x243F6A8885A308D3)  # the hashes' starting values (digits of pi)
+_KEY_B = uint64(0x13198A2E03707344)
+
+
+@njit(cache=True)
+def _offers_amounts(kind, menu, m):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Whether a menu offers two or more amounts (``engines.axes.screening._offers_amounts``:
+    bets or raises of a round, an auction's bids; an option's name has no space, so it never
+    reads as an amount)."""
+    if kind == AUCTION:
+        return m >= 2
+    if kind != BETTING:
+        return False
+    n = 0
+    for i in range(m):
+        if menu[i, 0] == BET:
+            n += 1
+    return n >= 2
+
+
+@njit(cache=True)
+def _coarse_action(kind, p, code, opened, SIM):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """A decision without its amount (``engines.axes.keys.coarse_action``), as a number that
+    names it within phase ``p``: a round's fold, check, call, bet or raise; an auction's bid;
+    an option by name; a swap's keep or its label; the choice of a peek, draw or side bet."""
+    if kind == BETTING:
+        return code if code != BET else 10 + opened
+    if kind == AUCTION:
+        return 100
+    if kind == SIMULTANEOUS:
+        return SIM[p, code, 2]
+    if kind == SWAP:
+        return code + 1
+    return code
+
+
+@njit(cache=True)
+def _own(OWN, seat, p, action):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Record a seat's decision: ``OWN[seat]`` is the count, then the last three, a ring."""
+    n = OWN[seat, 0]
+    OWN[seat, 1 + n % 3] = (p << 32) | action
+    OWN[seat, 0] = n + 1
+
+
+@njit(cache=True)
+def _coarse_key(p, kind, seat, S, menu, m, SZ, SIM, OWN, EV, KH):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """The coarse key of ``seat`` at its decision into ``KH[0]``: the screening's coarse state
+    (``engines.axes.screening.coarse_state``: phase, menu, number of own cards, last three own
+    decisions, seen events without card identities; the known positions are a function of the
+    seen events) hashed.  Each part is a number that names the interpreter's value exactly
+    given what comes before it in the key, so two keys are equal when the states are."""
+    KH[0, 0] = _KEY_A
+    KH[0, 1] = _KEY_B
+    _fold(KH, 0, p)
+    _fold(KH, 0, m)
+    if kind == BETTING:
+        _fold(KH, 0, 1 if S[S_NBETS] > 0 else 0)
+        for i in range(m):
+            _fold(KH, 0, menu[i, 0])
+            _fold(KH, 0, menu[i, 1] if menu[i, 0] == BET else 0)
+    elif kind == SIMULTANEOUS:
+        for i in range(m):
+            _fold(KH, 0, SIM[p, menu[i, 0], 2])
+    elif kind == AUCTION:
+        for i in range(m):
+            _fold(KH, 0, SZ[p, menu[i, 0]])
+    else:
+        for i in range(m):
+            _fold(KH, 0, menu[i, 0])
+    _fold(KH, 0, S[S_HN0 + seat])
+    n = OWN[seat, 0]
+    first = n - 3 if n > 3 else 0
+    _fold(KH, 0, n - first)
+    for j in range(first, n):
+        _fold(KH, 0, OWN[seat, 1 + j % 3])
+    for lane in range(2):
+        _fold(KH, 0, np.int64(EV[seat, lane]))
+
+
 @njit(cache=True)
 def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
     CT,
@@ -783,15 +920,25 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
     reached,
     evaluated,
     held,
+    choice,
+    EV,
+    OWN,
+    KEYS,
+    KN,
+    multi,
 ):
-    """The loop of both entry points, one deal per job (one call, so that no deal pays for
+    """The loop of the entry points, one deal per job (one call, so that no deal pays for
     a call).  Random play (``rollout`` false): deal ``d`` starts afresh from ``seeds[d]``,
     chance from the engine's generator, moves uniform over the full menu from ``uniforms``
     read in order across deals (or, when it is empty, the twister ``mt``/``mt_at``).
     Rollouts: job ``d`` loads position ``job_start[d]`` (a decision), plays entry
     ``job_action[d]`` of its menu, then both seats play L0 over A(I) (forced decisions draw
     nothing) with that position's ``moves`` read cyclically and chance from its card order
-    ``ranks`` and stream ``auxs``.  Returns (status, jobs done, uniforms used)."""
+    ``ranks`` and stream ``auxs``.  Coarse keys (``choice`` true, ``EV`` with two rows):
+    random play with the moves of ``random.Random.choice`` on the twister, each seat's coarse
+    key written to ``KEYS`` (``KN[0]`` of them) at every decision that does not offer two
+    amounts, and per deal the decisions with two or more actions in ``multi``.  Returns
+    (status, jobs done, uniforms used)."""
     n_cards = CT.shape[1]
     n_phases = P.shape[0]
     S = np.zeros(SCALARS, np.int64)
@@ -811,6 +958,8 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
     rng = np.zeros(1, np.uint64)
     C = np.zeros(2, np.int64)
     U = np.zeros(2, np.int64)
+    KH = np.zeros((1, 2), np.uint64)  # a key being hashed
+    keyed = EV.shape[0] > 0
     twister = not rollout and uniforms.shape[0] == 0
     moves_mode = MOVES_L0 if rollout else MOVES_UNIFORM
     n_jobs = job_start.shape[0] if rollout else seeds.shape[0]
@@ -860,6 +1009,13 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
             fired[0] += 1
             seen[0] = True
             S[S_MODE] = MODE_ENTER
+            if keyed:
+                for seat in range(2):
+                    EV[seat, 0] = _KEY_A
+                    EV[seat, 1] = _KEY_B
+                OWN[:] = 0
+                multi[d] = 0
+                _event(EV, VIS_PUBLIC, E_PHASE, -1, 0, 0, 0)
         while True:
             mode = S[S_MODE]
             p = S[S_PHASE]
@@ -906,17 +1062,18 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                     fired[target] += 1
                     seen[target] = True
                     S[S_MODE] = MODE_ENTER
+                    _event(EV, VIS_PUBLIC, E_PHASE, -1, target, 0, 0)
                 continue
             kind = P[p, K_KIND]
             if mode == MODE_ENTER:
                 S[S_MODE] = MODE_FINISH  # unless the phase sets a decision
                 if kind == DEAL:
                     for _ in range(P[p, K_COUNT]):
-                        _deal_card(S, deck, hands, board, rng, C, rank, 0)
-                        _deal_card(S, deck, hands, board, rng, C, rank, 1)
+                        _deal_card(S, deck, hands, board, rng, C, rank, EV, 0)
+                        _deal_card(S, deck, hands, board, rng, C, rank, EV, 1)
                 elif kind == REVEAL:
                     for _ in range(P[p, K_COUNT]):
-                        _deal_card(S, deck, hands, board, rng, C, rank, 2)
+                        _deal_card(S, deck, hands, board, rng, C, rank, EV, 2)
                 elif kind == BETTING:
                     M[2, 0] = 0
                     M[2, 1] = 0
@@ -926,6 +1083,7 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                     if P[p, K_FORCED0] != 0 or P[p, K_FORCED1] != 0:
                         _pay(M, 0, P[p, K_FORCED0])
                         _pay(M, 1, P[p, K_FORCED1])
+                        _event(EV, VIS_PUBLIC, E_BLINDS, -1, P[p, K_FORCED0], P[p, K_FORCED1], 0)
                         S[S_NBETS] = 1 if M[2, 0] != M[2, 1] else 0
                     rule = P[p, K_FIRST_RULE]
                     first = P[p, K_FIRST_SEAT]
@@ -953,7 +1111,7 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                         for seat in range(2):
                             if who == 2 or who == seat:
                                 for _ in range(P[p, K_COUNT]):
-                                    _deal_card(S, deck, hands, board, rng, C, rank, seat)
+                                    _deal_card(S, deck, hands, board, rng, C, rank, EV, seat)
                     else:
                         _queue(S, P[p, K_WHO], positions, 0)
                         S[S_MODE] = MODE_NEXT
@@ -966,10 +1124,14 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                     c = _compare(key0, l0, key1, l1)
                     holder = 0 if c > 0 else 1 if c < 0 else -1
                     positions[P[p, K_POS]] = holder
+                    if P[p, K_HIDDEN] == 0:
+                        _event(EV, VIS_PUBLIC, E_POSITION, -1, P[p, K_POS], holder, 0)
+                    elif holder >= 0:
+                        _event(EV, holder, E_POSITION, -1, P[p, K_POS], holder, 0)
                     if holder >= 0 and P[p, K_PERK] == 1:
                         M[3, holder] += P[p, K_PERK_POINTS]
                     elif holder >= 0 and P[p, K_PERK] == 0:
-                        _peek_opponent(holder, S, hands, rng, C, aux)
+                        _peek_opponent(holder, S, hands, rng, C, aux, EV)
                 elif kind == SIDE_BET:
                     S[S_QN] = 2
                     S[S_Q0] = 0
@@ -987,7 +1149,7 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                             else:
                                 _two(S, seat, 1, -1, menu)  # pass
                             break
-                        _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux)
+                        _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux, EV)
                 elif kind == DRAW:
                     if S[S_QN] > 0:
                         _two(S, _pop(S), 0, 1, menu)  # draw, stand
@@ -1009,9 +1171,30 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
             m = S[S_MENUN]
             if m == 0:
                 return EMPTY_MENU, d, U[0]
+            seat = S[S_PLAYER]
+            opened = 1 if S[S_NBETS] > 0 else 0
+            if keyed:
+                if m > 1:
+                    multi[d] += 1
+                if not _offers_amounts(kind, menu, m):
+                    if KN[0] >= KEYS.shape[0]:
+                        return OUT_OF_ROOM, d, U[0]
+                    _coarse_key(p, kind, seat, S, menu, m, SZ, SIM, OWN, EV, KH)
+                    KEYS[KN[0], 0] = uint64(seat)
+                    KEYS[KN[0], 1] = KH[0, 0]
+                    KEYS[KN[0], 2] = KH[0, 1]
+                    KN[0] += 1
             if first_action >= 0:  # the action the caller plays first
                 i = first_action
                 first_action = -1
+            elif choice:  # random.Random.choice: getrandbits(m.bit_length()) until below m
+                bits = 0
+                while (m >> bits) > 0:
+                    bits += 1
+                r = _mt_next(mt, mt_at) >> uint64(32 - bits)
+                while r >= uint64(m):
+                    r = _mt_next(mt, mt_at) >> uint64(32 - bits)
+                i = np.int64(r)
             elif moves_mode == MOVES_UNIFORM:
                 if twister:
                     u = _mt_random(mt, mt_at)
@@ -1029,9 +1212,13 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                 U[0] += 1
                 i = W[10, int(u * k)]
             U[1] += 1
-            seat = S[S_PLAYER]
             code, amount = menu[i, 0], menu[i, 1]
+            if keyed:
+                _own(OWN, seat, p, _coarse_action(kind, p, code, opened, SIM))
             if kind == BETTING:
+                _event(
+                    EV, VIS_PUBLIC, E_ACT, seat, p, code, 2 * amount + opened if code == BET else 0
+                )
                 if code == FOLD:
                     S[S_FOLDED] = 1
                     _settle(1 - seat, S, hands, M, P, PR, positions, choices, CT, side)
@@ -1058,6 +1245,15 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                     _betting_decide(p, opp, S, M, P, SZ, menu, W)
             elif kind == SIMULTANEOUS or kind == AUCTION:  # noqa: SIM109 (numba: plain loops and comparisons)
                 choices[p, seat] = code
+                _event(
+                    EV,
+                    seat,
+                    E_SECRET,
+                    seat,
+                    p,
+                    SIM[p, code, 2] if kind == SIMULTANEOUS else SZ[p, code],
+                    0,
+                )
                 if seat == 0:
                     S[S_SEL0] = code
                     _options(p, 1, S, M, P, SZ, menu)
@@ -1065,6 +1261,7 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                 a, b = S[S_SEL0], code
                 S[S_MODE] = MODE_FINISH
                 if kind == SIMULTANEOUS:
+                    _event(EV, VIS_PUBLIC, E_REVEAL_CHOICES, -1, SIM[p, a, 2], SIM[p, b, 2], 0)
                     _pay(M, 0, SIM[p, a, 0])
                     M[3, 0] += SIM[p, a, 1]
                     _pay(M, 1, SIM[p, b, 0])
@@ -1075,38 +1272,47 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                         moved = min(abs(transfer), M[0, payer])
                         M[0, payer] -= moved
                         M[0, 1 - payer] += moved
+                        _event(EV, VIS_PUBLIC, E_TRANSFER, 1 - payer, moved, 0, 0)
                 else:
                     bid0, bid1 = SZ[p, a], SZ[p, b]
                     if bid0 != bid1:  # noqa: SIM108 (numba: plain loops and comparisons)
                         winner = 0 if bid0 > bid1 else 1
                     else:
                         winner = P[p, K_TIE]
+                    price = 0
                     if winner >= 0:
                         mine = bid0 if winner == 0 else bid1
                         theirs = bid1 if winner == 0 else bid0
-                        _pay(M, winner, mine if P[p, K_PRICING] == 0 else theirs)
+                        price = mine if P[p, K_PRICING] == 0 else theirs
+                        _pay(M, winner, price)
+                    _event(EV, VIS_PUBLIC, E_AUCTION, winner, bid0, bid1, price)
+                    if winner >= 0:
                         item = P[p, K_ITEM]
                         if item == 0:
-                            _deal_card(S, deck, hands, board, rng, C, rank, winner)
+                            _deal_card(S, deck, hands, board, rng, C, rank, EV, winner)
                         elif item == 1:
-                            _peek_opponent(winner, S, hands, rng, C, aux)
+                            _peek_opponent(winner, S, hands, rng, C, aux, EV)
                         else:
                             positions[P[p, K_POS]] = winner
+                            _event(EV, VIS_PUBLIC, E_POSITION, -1, P[p, K_POS], winner, 0)
             elif kind == PEEK:
                 choices[p, seat] = code
+                _event(EV, VIS_PUBLIC, E_ACT, seat, p, code, 0)
                 S[S_MODE] = MODE_NEXT
                 if code == 0:  # peek
                     _pay(M, seat, P[p, K_COST])
-                    _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux)
+                    _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux, EV)
             elif kind == DRAW:
                 choices[p, seat] = code
+                _event(EV, VIS_PUBLIC, E_ACT, seat, p, code, 0)
                 S[S_MODE] = MODE_NEXT
                 if code == 0:  # draw
                     for _ in range(P[p, K_COUNT]):
-                        _deal_card(S, deck, hands, board, rng, C, rank, seat)
+                        _deal_card(S, deck, hands, board, rng, C, rank, EV, seat)
             elif kind == SWAP:
                 S[S_MODE] = MODE_NEXT
                 choices[p, seat] = 0 if code < 0 else 1  # keep, swap
+                _event(EV, VIS_PUBLIC, E_ACT, seat, p, choices[p, seat], 0)
                 if code >= 0:
                     hn = S[S_HN0 + seat]
                     at = 0
@@ -1116,9 +1322,10 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                     for j in range(at, hn - 1):
                         hands[seat, j] = hands[seat, j + 1]
                     S[S_HN0 + seat] = hn - 1
+                    _event(EV, seat, E_DISCARD, seat, 0, 0, 0)
                     source = P[p, K_SOURCE]
                     if source == 0:  # deck
-                        _deal_card(S, deck, hands, board, rng, C, rank, seat)
+                        _deal_card(S, deck, hands, board, rng, C, rank, EV, seat)
                     elif source == 2:  # opponent: give ours, take one of theirs at random
                         other = 1 - seat
                         on = S[S_HN0 + other]
@@ -1131,14 +1338,18 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                         hands[other, on - 1] = card
                         hands[seat, hn - 1] = taken
                         S[S_HN0 + seat] = hn
+                        _event(EV, seat, E_SWAP_TAKE, seat, 0, 0, 0)
+                        _event(EV, other, E_SWAP_TAKE, seat, 0, 0, 0)
                     else:  # board: take the last board card, leave ours in its place
                         last = S[S_BOARDN] - 1
                         taken = board[last]
                         board[last] = card
                         hands[seat, hn - 1] = taken
                         S[S_HN0 + seat] = hn
+                        _event(EV, VIS_PUBLIC, E_BOARD_SWAP, seat, 0, 0, 0)
             elif kind == SIDE_BET:
                 choices[p, seat] = code
+                _event(EV, VIS_PUBLIC, E_ACT, seat, p, code, 0)
                 S[S_MODE] = MODE_NEXT
                 if code == 0:
                     stake = P[p, K_COST]
@@ -1233,6 +1444,12 @@ def play_uniform(  # type: ignore[no-untyped-def]  # pragma: no cover
         reached,
         evaluated,
         held,
+        False,
+        np.zeros((0, 2), np.uint64),
+        np.zeros((2, 4), np.int64),
+        np.zeros((0, 3), np.uint64),
+        np.zeros(1, np.int64),
+        np.zeros(1, np.int64),
     )
 
 
@@ -1314,5 +1531,93 @@ def play_l0(  # type: ignore[no-untyped-def]  # pragma: no cover
         np.zeros(n_phases, np.int64),
         np.zeros(ET.shape, np.int64),
         np.zeros(ET.shape, np.int64),
+        False,
+        np.zeros((0, 2), np.uint64),
+        np.zeros((2, 4), np.int64),
+        np.zeros((0, 3), np.uint64),
+        np.zeros(1, np.int64),
+        np.zeros(1, np.int64),
     )
     return status, done
+
+
+@njit(cache=True)
+def play_coarse(  # type: ignore[no-untyped-def]  # pragma: no cover
+    CT,
+    P,
+    SZ,
+    SIM,
+    SIMX,
+    ET,
+    EP,
+    PR,
+    MET,
+    RULES,
+    n_suits,
+    n_positions,
+    stack,
+    ante,
+    seeds,
+    mt,
+    mt_at,
+    returns,
+    multi,
+    KEYS,
+    KN,
+):
+    """The screening's random play: one deal per seed, chance from the engine's generator,
+    both seats moving by ``random.Random.choice`` over the full menu on the twister
+    ``mt``/``mt_at`` (advanced in place).  Writes Alice's returns and the decisions with two
+    or more actions per deal, and the coarse keys (seat, two hashes) to ``KEYS``, ``KN[0]``
+    of them.  Returns (status, deals played, 0); ``OUT_OF_ROOM`` when ``KEYS`` is full."""
+    deals = seeds.shape[0]
+    n_phases = P.shape[0]
+    none = np.zeros((1, 1), np.int64)
+    return _play(
+        CT,
+        P,
+        SZ,
+        SIM,
+        SIMX,
+        ET,
+        EP,
+        PR,
+        MET,
+        RULES,
+        n_suits,
+        n_positions,
+        stack,
+        ante,
+        False,
+        seeds,
+        np.zeros(0, np.float64),
+        mt,
+        mt_at,
+        np.zeros((1, SCALARS), np.int64),
+        none,
+        np.zeros((1, 2, 1), np.int64),
+        none,
+        np.zeros((1, 4, 2), np.int64),
+        none,
+        np.zeros((1, 1, 2), np.int64),
+        np.zeros((1, 1, 2), np.int64),
+        np.zeros(0, np.int64),
+        np.zeros(0, np.int64),
+        np.zeros((1, 1), np.int64),
+        np.zeros((1, 1), np.float64),
+        np.zeros((1, 1), np.float64),
+        0,
+        returns,
+        np.zeros(deals, np.int64),
+        np.zeros(deals, np.bool_),
+        np.zeros(n_phases, np.int64),
+        np.zeros(n_phases, np.int64),
+        np.zeros(ET.shape, np.int64),
+        np.zeros(ET.shape, np.int64),
+        True,
+        np.zeros((2, 2), np.uint64),
+        np.zeros((2, 4), np.int64),
+        KEYS,
+        KN,
+        multi,
+    )

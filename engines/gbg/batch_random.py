@@ -108,7 +108,7 @@ class Tables:
     cards: np.ndarray  # value, rank, suit, label order: one row each, by card id
     phases: np.ndarray
     sizes: np.ndarray  # bet sizes, pot percents or bids, by phase
-    options: np.ndarray  # simultaneous options: pot chips, score delta
+    options: np.ndarray  # simultaneous options: pot chips, score delta, name (an option index)
     transfers: np.ndarray  # simultaneous matrix: transfer by (alice option, bob option)
     edge_targets: np.ndarray
     edge_tests: np.ndarray
@@ -177,7 +177,7 @@ def build_tables(spec: GameSpec) -> Tables:
     n_edges = max([1] + [len(p.next) for p in spec.phases])
     table = np.zeros((n_phases, k.PHASE_COLUMNS), np.int64)
     sizes = np.zeros((n_phases, width), np.int64)
-    options = np.zeros((n_phases, n_options, 2), np.int64)
+    options = np.zeros((n_phases, n_options, 3), np.int64)
     transfers = np.zeros((n_phases, n_options, n_options), np.int64)
     edge_targets = np.zeros((n_phases, n_edges), np.int64)
     edge_tests = np.full((n_phases, n_edges), -1, np.int64)
@@ -201,8 +201,8 @@ def build_tables(spec: GameSpec) -> Tables:
         elif isinstance(p, SimultaneousPhase):
             row[k.K_NOPTIONS] = len(p.options)
             at = {o.name: j for j, o in enumerate(p.options)}
-            for j, o in enumerate(p.options):
-                options[i, j] = (o.pot_chips, o.score_delta)
+            for j, o in enumerate(p.options):  # the third column names the option
+                options[i, j] = (o.pot_chips, o.score_delta, at[o.name])
             for cell in p.matrix:  # later cells win, as in the handler's dict
                 transfers[i, at[cell.alice], at[cell.bob]] = cell.transfer
         elif isinstance(p, AuctionPhase):
@@ -228,6 +228,7 @@ def build_tables(spec: GameSpec) -> Tables:
         elif isinstance(p, PositionPhase):
             row[k.K_POS] = position[p.name]
             row[k.K_CRITERION] = _CRITERIA[p.criterion]
+            row[k.K_HIDDEN] = int(p.hidden)
             if p.perk is not None:
                 row[k.K_PERK] = 0 if p.perk.kind == "peek" else 1
                 row[k.K_PERK_POINTS] = p.perk.points
@@ -340,10 +341,7 @@ def random_play(
         uniforms = np.ascontiguousarray(moves, dtype=np.float64)
         if len(uniforms) == 0 and len(seeds):
             return None  # no uniforms at all: the loop would read the unseeded twister
-    if isinstance(seeds, range) and seeds.start >= 0 and seeds.step == 1 and seeds.stop < 2**63:
-        seed_array = np.arange(seeds.start, seeds.stop, dtype=np.uint64)
-    else:
-        seed_array = np.array([int(s) & MASK64 for s in seeds], dtype=np.uint64)
+    seed_array = _seed_array(seeds)
     deals = len(seed_array)
     out = RandomPlay(
         returns=np.zeros(deals, np.int64),
@@ -388,6 +386,90 @@ def random_play(
     if isinstance(moves, random.Random):
         moves.setstate((version, (*(int(w) for w in twister), int(twister_at[0])), gauss))
     return out
+
+
+@dataclass
+class CoarsePlay:
+    """What ``coarse_random_play`` returns: per deal Alice's returns and the decisions with
+    two or more legal actions; per seat the number of distinct coarse keys."""
+
+    returns: np.ndarray
+    multi: np.ndarray
+    distinct: tuple[int, int]
+
+
+def _seed_array(seeds: Sequence[int] | range | np.ndarray) -> np.ndarray:
+    if isinstance(seeds, np.ndarray) and seeds.dtype == np.uint64:
+        return seeds
+    if isinstance(seeds, range) and seeds.start >= 0 and seeds.step == 1 and seeds.stop < 2**63:
+        return np.arange(seeds.start, seeds.stop, dtype=np.uint64)
+    return np.array([int(s) & MASK64 for s in seeds], dtype=np.uint64)
+
+
+def coarse_random_play(
+    spec: GameSpec, seeds: Sequence[int] | range | np.ndarray, moves: random.Random
+) -> CoarsePlay | None:
+    """The screening's random play compiled (``engines.axes.screening._random_play``): one
+    deal per play seed, chance as ``new_deal(spec, seed)`` draws it, both seats moving by
+    ``moves.choice(menu)`` (``moves`` is advanced past the draws), and each seat's coarse
+    state counted at its decisions that do not offer two amounts.  The kernel hashes a state
+    to two 64-bit numbers (``batch_kernel._coarse_key``), so a count could only differ from the
+    interpreter's by a collision, of probability about n^2 / 2^129 for n states.  None when
+    the game needs the interpreter (it would raise; ``moves`` is then left as it was)."""
+    t = tables(spec)
+    version, internal, gauss = moves.getstate()
+    seed_array = _seed_array(seeds)
+    deals = len(seed_array)
+    room = max(1_024, 16 * deals)
+    while True:
+        twister = np.array(internal[:-1], dtype=np.uint64)
+        twister_at = np.array([internal[-1]], dtype=np.int64)
+        returns = np.zeros(deals, np.int64)
+        multi = np.zeros(deals, np.int64)
+        keys = np.zeros((room, 3), np.uint64)
+        written = np.zeros(1, np.int64)
+        status, _, _ = k.play_coarse(
+            t.cards,
+            t.phases,
+            t.sizes,
+            t.options,
+            t.transfers,
+            t.edge_targets,
+            t.edge_tests,
+            t.predicates,
+            t.metric,
+            t.rules,
+            t.n_suits,
+            t.n_positions,
+            t.stack,
+            t.ante,
+            seed_array,
+            twister,
+            twister_at,
+            returns,
+            multi,
+            keys,
+            written,
+        )
+        if status != k.OUT_OF_ROOM:
+            break
+        room *= 4
+    if status != k.OK:
+        return None
+    moves.setstate((version, (*(int(w) for w in twister), int(twister_at[0])), gauss))
+    return CoarsePlay(returns, multi, distinct_per_seat(keys[: int(written[0])]))
+
+
+def distinct_per_seat(keys: np.ndarray) -> tuple[int, int]:
+    """The distinct (hash, hash) pairs per seat among ``keys`` rows (seat, hash, hash)."""
+    out = [0, 0]
+    for seat in (0, 1):
+        mine = keys[keys[:, 0] == seat]
+        if len(mine):
+            order = np.lexsort((mine[:, 2], mine[:, 1]))
+            a, b = mine[order, 1], mine[order, 2]
+            out[seat] = 1 + int(np.count_nonzero((a[1:] != a[:-1]) | (b[1:] != b[:-1])))
+    return out[0], out[1]
 
 
 def python_uniforms(rng: random.Random, n: int) -> np.ndarray:

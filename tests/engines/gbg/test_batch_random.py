@@ -17,12 +17,22 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from engines.axes.screening import _offers_amounts as offers_amounts
+from engines.axes.screening import _random_play as screening_random_play
+from engines.axes.screening import coarse_state
 from engines.gbg import presets
 from engines.gbg.acceptance import evaluate
-from engines.gbg.batch_random import RandomPlay, python_uniforms, random_play
+from engines.gbg.batch_random import (
+    RandomPlay,
+    coarse_random_play,
+    distinct_per_seat,
+    python_uniforms,
+    random_play,
+)
 from engines.gbg.engine import new_deal
 from engines.gbg.generator import GenerationConfig, generate
 from engines.gbg.random_play import simulate
+from engines.gbg.rng import derive_seed, derive_seeds
 from engines.gbg.spec import GameSpec
 from engines.gbg.structure import max_decisions
 
@@ -185,9 +195,8 @@ def test_too_few_uniforms_hand_the_game_back() -> None:
     assert random_play(spec, range(50), python_uniforms(random.Random(0), 10)) is None
 
 
-def test_a_game_the_interpreter_refuses_is_handed_back_and_still_refused() -> None:
-    """An auction none of whose bids a seat can afford offers an empty menu: the interpreter
-    cannot pick from it, so the loop hands the game back and the filter raises as before."""
+def _unaffordable_auction() -> GameSpec:
+    """Kuhn with an auction none of whose bids a seat can afford: an empty menu."""
     raw = presets.kuhn().model_dump(mode="json")
     raw["name"] = "unaffordable-auction"
     raw["phases"].insert(
@@ -199,7 +208,13 @@ def test_a_game_the_interpreter_refuses_is_handed_back_and_still_refused() -> No
             "item": {"kind": "position", "position": "button"},
         },
     )
-    spec = GameSpec.model_validate(raw)
+    return GameSpec.model_validate(raw)
+
+
+def test_a_game_the_interpreter_refuses_is_handed_back_and_still_refused() -> None:
+    """An auction none of whose bids a seat can afford offers an empty menu: the interpreter
+    cannot pick from it, so the loop hands the game back and the filter raises as before."""
+    spec = _unaffordable_auction()
     uniforms = python_uniforms(random.Random(0), 100)
     assert random_play(spec, range(10), uniforms) is None
     with pytest.raises(IndexError):
@@ -321,3 +336,129 @@ def test_rollouts_from_positions_equal_play_out_on_generated_games(
     seed: int, complexity: float, max_amounts: int
 ) -> None:
     _rollouts_both(generate(seed, GenerationConfig(complexity=complexity)), seed % 997, max_amounts)
+
+
+# --- the screening's random play (coarse keys) --------------------------------------------------
+
+
+def _coarse_both_ways(spec: GameSpec, deals: int, seed: int) -> dict[str, float]:
+    """The screening's random play compiled and interpreted: the same figures, and the
+    move generator left in the same state."""
+    rng = random.Random(derive_seed(seed, 0x5C1))
+    before = rng.getstate()
+    compiled = coarse_random_play(spec, derive_seeds(seed, 0x5C2, count=deals), rng)
+    if compiled is None:  # handed back: the interpreter refuses the game, both paths raise
+        assert rng.getstate() == before
+        with pytest.raises((IndexError, ValueError, AssertionError)):
+            screening_random_play(spec, deals, seed, interpreted=True)
+        with pytest.raises((IndexError, ValueError, AssertionError)):
+            screening_random_play(spec, deals, seed)
+        return {}
+    reference = random.Random(derive_seed(seed, 0x5C1))
+    figures = screening_random_play(spec, deals, seed, interpreted=True)
+    reference_states = _reference_coarse_counts(spec, deals, seed, reference)
+    assert compiled.distinct == reference_states
+    assert rng.getstate() == reference.getstate()
+    assert screening_random_play(spec, deals, seed) == figures
+    return figures
+
+
+def _reference_coarse_counts(
+    spec: GameSpec, deals: int, seed: int, rng: random.Random
+) -> tuple[int, int]:
+    """The interpreter's distinct coarse states per seat, ``rng`` advanced by its choices."""
+    seen: tuple[set[Any], set[Any]] = (set(), set())
+    for k in range(deals):
+        state = new_deal(spec, derive_seed(seed, 0x5C2, k), tree=False)
+        while state.current_player >= 0:
+            menu = state.legal_actions()
+            if not offers_amounts(menu):
+                seen[state.current_player].add(coarse_state(state, state.current_player))
+            state.apply(rng.choice(menu))
+    return len(seen[0]), len(seen[1])
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [presets.kuhn(), presets.leduc(), presets.example4643(), presets.holdem_limit()],
+    ids=["kuhn", "leduc", "example4643", "holdem-limit"],
+)
+def test_the_screenings_random_play_counts_the_interpreters_states_on_every_preset(
+    spec: GameSpec,
+) -> None:
+    figures = _coarse_both_ways(spec, 400, 11)
+    assert figures["state_space"] > 0 and figures["temporal_depth"] > 0
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(min_value=0, max_value=2**63 - 1),
+    complexity=st.floats(min_value=LOW, max_value=HIGH, allow_nan=False),
+    play_seed=st.integers(min_value=0, max_value=2**64 - 1),
+)
+def test_the_screenings_random_play_of_generated_games(
+    seed: int, complexity: float, play_seed: int
+) -> None:
+    _coarse_both_ways(generate(seed, GenerationConfig(complexity=complexity)), 40, play_seed)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(seed=st.integers(min_value=0, max_value=2**63 - 1), data=st.data())
+def test_the_screenings_random_play_of_rewritten_games(seed: int, data: st.DataObject) -> None:
+    _coarse_both_ways(_rewrite(generate(seed, GenerationConfig(complexity=3.0)), data), 40, 2)
+
+
+def test_the_sample_reaches_hidden_positions_and_every_swap_and_auction_item() -> None:
+    """The coarse keys log events these rules alone produce (a position told to its holder
+    only, a discard, a card taken from the opponent or the board, an auctioned position)."""
+    seen: set[tuple[str, object]] = set()
+    for seed in range(60):
+        for complexity in (LOW, 2.5, HIGH):
+            for p in generate(seed, GenerationConfig(complexity=complexity)).phases:
+                if p.kind == "position":
+                    seen.add(("position", p.hidden))
+                elif p.kind == "swap":
+                    seen.add(("swap", p.source))
+                elif p.kind == "auction":
+                    seen.add(("auction", p.item.kind))
+    assert seen == {
+        ("position", True),
+        ("position", False),
+        ("swap", "deck"),
+        ("swap", "board"),
+        ("swap", "opponent"),
+        ("auction", "card"),
+        ("auction", "peek"),
+        ("auction", "position"),
+    }
+
+
+def test_the_screenings_random_play_hands_a_refused_game_back() -> None:
+    spec = _unaffordable_auction()
+    rng = random.Random(3)
+    before = rng.getstate()
+    assert coarse_random_play(spec, derive_seeds(1, count=5), rng) is None
+    assert rng.getstate() == before
+    for interpreted in (False, True):
+        with pytest.raises(IndexError):
+            screening_random_play(spec, 5, 1, interpreted)
+
+
+def test_keys_are_told_apart_by_both_hashes_and_by_seat() -> None:
+    keys = np.array(
+        [[0, 1, 1], [0, 1, 1], [0, 1, 2], [0, 2, 1], [1, 1, 1], [1, 1, 1], [1, 5, 5]],
+        dtype=np.uint64,
+    )
+    assert distinct_per_seat(keys) == (3, 2)
+    assert distinct_per_seat(np.zeros((0, 3), np.uint64)) == (0, 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    parts=st.lists(st.integers(min_value=-(2**70), max_value=2**70), max_size=3),
+    count=st.integers(min_value=0, max_value=300),
+)
+def test_derived_seeds_are_derive_seed_of_each_index(parts: list[int], count: int) -> None:
+    assert derive_seeds(*parts, count=count).tolist() == [
+        derive_seed(*parts, k) for k in range(count)
+    ]
