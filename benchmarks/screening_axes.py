@@ -11,7 +11,7 @@ Takes the first ``--games`` accepted games of the paper pool (seeds from 0, as
 pool, a sample spread over the whole pool, and times each part of
 ``engines.axes.screening.screening_axes`` at the ``paper`` screening budget both ways in one
 process, alternating per game and per repeat (the order flipped every other time): the
-default path (incremental keys, the compiled loop, fixed-chance trees) and ``interpreted=True``
+default path (the compiled loop, fixed-chance trees) and ``interpreted=True``
 (the anchor: every deal interpreted, every key rebuilt).  The parts are the random play
 (state space, temporal depth, risk), information sensitivity, opponent modelling and
 brittleness (which has one path only, so its two columns time the same code: a check of the

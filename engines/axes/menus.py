@@ -28,6 +28,12 @@ def amount_of(action: str) -> tuple[str, int] | None:
     return None
 
 
+def coarse_action(action: str) -> str:
+    """A decision with its amount dropped (``raise 40`` -> ``raise``)."""
+    parsed = amount_of(action)
+    return parsed[0] if parsed is not None else action
+
+
 def kept_amounts(amounts: list[int], max_amounts: int = MAX_AMOUNTS) -> list[int]:
     """The amounts A(I) keeps from a sorted list (see the module docstring)."""
     if len(amounts) <= max_amounts:

@@ -40,8 +40,7 @@ from typing import Any
 import numpy as np
 
 from engines.axes.budgets import ScreeningBudget
-from engines.axes.keys import coarse_action
-from engines.axes.menus import amount_of, reduce_menu
+from engines.axes.menus import amount_of, coarse_action, reduce_menu
 from engines.axes.play import (
     ACTION,
     CARD,

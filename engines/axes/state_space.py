@@ -39,7 +39,7 @@ def state_space(spec: GameSpec, deals: int, seed: int, *, interpreted: bool = Fa
     seen: tuple[set[Any], set[Any]] = (set(), set())
     for k in range(deals):
         state = new_deal(spec, derive_seed(seed, 0x55B, k), tree=False)
-        keys = DealKeys(coarse=False)
+        keys = DealKeys()
         while state.current_player >= 0:
             seat = state.current_player
             seen[seat].add(state.abstract_state(seat) if interpreted else keys.key(state, seat))

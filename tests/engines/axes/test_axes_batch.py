@@ -44,7 +44,6 @@ from engines.axes.screening import (
     MAX_AMOUNTS,
     _information_compiled,
     _random_play,
-    coarse_state,
     screening_axes,
 )
 from engines.axes.state_space import state_space
@@ -212,22 +211,20 @@ def test_the_five_axes_are_the_published_figures(name: str) -> None:
     assert report.to_dict()["axes"] == PUBLISHED[name]
 
 
-@pytest.mark.parametrize("coarse", [True, False], ids=["coarse", "abstract"])
 @pytest.mark.parametrize("name", sorted(GAMES))
-def test_incremental_keys_equal_the_states(name: str, coarse: bool) -> None:
-    """Every key equals the reference state (``coarse_state`` or ``State.abstract_state``),
-    for the mover and, at random times, the other seat."""
+def test_incremental_keys_equal_the_states(name: str) -> None:
+    """Every key equals the reference state (``State.abstract_state``), for the mover and, at
+    random times, the other seat."""
     spec = GAMES[name]
-    rng = np.random.default_rng(8 if coarse else 4)
+    rng = np.random.default_rng(4)
     for deal in range(40):
         state = new_deal(spec, deal, tree=False)
-        keys = DealKeys(coarse)
+        keys = DealKeys()
         while state.current_player >= 0:
             seat = state.current_player
             seats = (seat, 1 - seat) if rng.random() < 0.5 else (seat,)
             for s in seats:
-                expected = coarse_state(state, s) if coarse else state.abstract_state(s)
-                assert keys.key(state, s) == expected
+                assert keys.key(state, s) == state.abstract_state(s)
             menu = state.legal_actions()
             state.apply(menu[int(rng.integers(len(menu)))])
 
