@@ -9,12 +9,19 @@ its full event logs. The
 console shows one line per finished step with its time, then a summary; a failure ends in one
 line naming the step and the reason, and exit status 1 (2 for a set-up problem).
 
+SIGTERM (a scheduler's stop, a timeout) and SIGINT (Ctrl-C) stop the refresh at the next step
+boundary: one line saying so, the runs so far kept in the instance with their event logs (the
+interrupted one marked failed), and exit status 128 + the signal's number (143, 130).  A
+refresh started with SIGINT ignored (a background job of a script) keeps ignoring SIGINT but
+still stops on SIGTERM.
+
 Usage: ``python -m pipelines.run_main`` (the profile comes from ``$GENSTRAT_PROFILE``).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +41,63 @@ QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}
 
 class SetupError(Exception):
     """The environment is not ready for a run (exit status 2)."""
+
+
+class Interrupted(BaseException):
+    """A signal asked the refresh to stop (exit status 128 + its number).  A BaseException,
+    like KeyboardInterrupt, so that no ``except Exception`` on the way reports it as a failure."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+
+
+def raise_interrupted(signum: int, _frame: object) -> None:
+    raise Interrupted(signum)
+
+
+class SignalWatch:
+    """SIGTERM, and SIGINT unless the parent ignores it, stop the refresh (``Interrupted``).
+
+    Dagster's in-process execution holds both signals for the length of a run (one then fails
+    the run at the next step boundary) and afterwards gives SIGTERM whatever SIGINT does
+    (``dagster._utils.interrupts``): with SIGINT ignored, SIGTERM was then ignored for the rest
+    of the refresh.  ``rearm`` after each run puts these handlers back, and ``received`` names
+    a signal that arrived while Dagster held them: every signal a Python handler takes, its
+    included, writes its number to the wake-up pipe (``signal.set_wakeup_fd``)."""
+
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._read, False)
+        os.set_blocking(self._write, False)
+        self._previous = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
+        self._sigint = signal.getsignal(signal.SIGINT) != signal.SIG_IGN
+        self._handlers = {
+            number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)
+        }
+        self.rearm()
+
+    def rearm(self) -> None:
+        signal.signal(signal.SIGTERM, raise_interrupted)
+        if self._sigint:
+            signal.signal(signal.SIGINT, raise_interrupted)
+
+    def received(self) -> int | None:
+        """SIGTERM or SIGINT if one arrived since the last call."""
+        try:
+            numbers = os.read(self._read, 1024)
+        except BlockingIOError:
+            return None
+        stops = [n for n in numbers if n in (signal.SIGTERM, signal.SIGINT)]
+        return stops[0] if stops else None
+
+    def close(self) -> None:
+        signal.set_wakeup_fd(self._previous)
+        for number, handler in self._handlers.items():
+            signal.signal(number, handler)
+        os.close(self._read)
+        os.close(self._write)
 
 
 def _summarize_reference_games(frame: pd.DataFrame) -> list[str]:
@@ -181,6 +245,21 @@ def plan_steps(
 
 
 def main() -> int:
+    watch = SignalWatch()
+    try:
+        return _refresh(watch)
+    except Interrupted as stop:
+        print(
+            f"genstrat run: interrupted by {stop.name}: the runs finished so far are kept in "
+            "the instance with their event logs; `make run` again refreshes in full",
+            file=sys.stderr,
+        )
+        return 128 + stop.signum
+    finally:
+        watch.close()
+
+
+def _refresh(watch: SignalWatch) -> int:
     started = time.perf_counter()
     try:
         instance, profile = check_environment()
@@ -231,7 +310,11 @@ def main() -> int:
             partition_key=partition_key,
             asset_selection=selection,
         )
+        watch.rearm()
         run_ids.append(result.run_id)
+        signum = watch.received()
+        if signum is not None:  # the run stopped at a step boundary (or had just ended)
+            raise Interrupted(signum)
         problem = failure_line(result)
         if problem is not None:
             where = f"partition {partition_key}, " if partition_key else ""

@@ -5,9 +5,14 @@ tested in ``tests/e2e/test_refresh.py``, next to the deployment it is compared w
 """
 
 import os
+import signal
 import subprocess
 import sys
 
+import dagster as dg
+import pytest
+
+from pipelines.run_main import Interrupted, SignalWatch, raise_interrupted
 from tests.support import REPO_ROOT, ProjectEnv
 
 
@@ -30,3 +35,90 @@ def test_run_main_without_dagster_home_fails_in_one_line(project_env: ProjectEnv
     assert completed.returncode == 2
     assert completed.stderr.strip().count("\n") == 0, completed.stderr
     assert "DAGSTER_HOME is not set" in completed.stderr
+
+
+def _interrupted_refresh(sig: signal.Signals, *, sigint_ignored: bool) -> tuple[int, str]:
+    """``make run``'s refresh (the ``tiny`` profile) sent ``sig`` once its first step has
+    finished; its exit status and stderr."""
+    env = {**os.environ, "GENSTRAT_PROFILE": "tiny"}
+    # As a script's background job starts it: SIGINT ignored (``trap '' INT``), which exec keeps.
+    trap = "trap '' INT; " if sigint_ignored else ""
+    process = subprocess.Popen(
+        ["sh", "-c", f'{trap}exec "$0" -m pipelines.run_main', sys.executable],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if line.startswith("  [1/"):  # a step has finished: the refresh is under way
+                break
+        else:
+            raise AssertionError(f"no step finished: {process.communicate()}")
+        process.send_signal(sig)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process.returncode, stderr
+
+
+@pytest.mark.parametrize(
+    ("sig", "sigint_ignored"),
+    [(signal.SIGTERM, True), (signal.SIGINT, False)],
+    ids=["SIGTERM-with-SIGINT-ignored", "SIGINT"],
+)
+def test_an_interrupted_refresh_stops_in_one_line_and_leaves_no_run_open(
+    project_env: ProjectEnv, sig: signal.Signals, sigint_ignored: bool
+) -> None:
+    status, stderr = _interrupted_refresh(sig, sigint_ignored=sigint_ignored)
+
+    assert status == 128 + sig.value, stderr
+    assert stderr.strip().count("\n") == 0, stderr
+    assert f"interrupted by {sig.name}" in stderr
+    instance = dg.DagsterInstance.from_config(str(project_env.dagster_home))
+    with instance:
+        runs = instance.get_runs()
+        assert runs  # the runs so far are kept
+        statuses = {run.status for run in runs}
+    assert statuses <= {dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE}, statuses
+
+
+@dg.asset
+def _sends_sigterm_to_its_own_process() -> int:
+    os.kill(os.getpid(), signal.SIGTERM)
+    return 1
+
+
+@dg.asset
+def _one() -> int:
+    return 1
+
+
+def test_after_a_run_with_sigint_ignored_sigterm_still_stops_the_refresh() -> None:
+    """In process: Dagster leaves SIGTERM ignored after a run when SIGINT is ignored; the watch
+    puts its handler back, and names a SIGTERM that Dagster's own handler took during a run."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # conftest puts it back after the test
+    watch = SignalWatch()
+    try:
+        dg.materialize([_one])
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN  # what Dagster left
+        watch.rearm()
+        with pytest.raises(Interrupted) as stopped:
+            os.kill(os.getpid(), signal.SIGTERM)
+        assert stopped.value.signum == signal.SIGTERM
+        assert watch.received() == signal.SIGTERM
+        assert watch.received() is None  # read once
+
+        result = dg.materialize([_sends_sigterm_to_its_own_process], raise_on_error=False)
+        assert not result.success  # Dagster stopped the run at the step boundary
+        watch.rearm()
+        assert watch.received() == signal.SIGTERM
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # SIGINT stays ignored
+    finally:
+        watch.close()
+    assert signal.getsignal(signal.SIGTERM) != raise_interrupted
