@@ -39,7 +39,7 @@ import dagster as dg
 import pandas as pd
 
 from tests.scaleout_runs import SelectionRuns, read_outputs, run_selection
-from tests.servers import dask_cluster, postgres_server, sigterm_as_interrupt
+from tests.servers import dask_cluster, postgres_server
 from tests.support import POSTGRES_INSTANCE_YAML
 
 
@@ -79,7 +79,7 @@ def main() -> None:
     }
     try:
         started = time.perf_counter()
-        with sigterm_as_interrupt(), postgres_server() as server:
+        with postgres_server() as server:
             env = {
                 **server.env(),
                 "DAGSTER_HOME": str(home),

@@ -70,7 +70,7 @@ def project_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ProjectEnv:
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
     """A PostgreSQL server on 127.0.0.1 with one database, for the whole session."""
-    with servers.sigterm_as_interrupt(), servers.postgres_server() as server:
+    with servers.postgres_server() as server:
         yield server
 
 
@@ -107,7 +107,7 @@ def dask_cluster(
         "GENSTRAT_DATA": str(cluster_data),
         "GENSTRAT_PROFILE": CLUSTER_PROFILE,
     }
-    with servers.sigterm_as_interrupt(), servers.dask_cluster(workers=2, env=env) as cluster:
+    with servers.dask_cluster(workers=2, env=env) as cluster:
         yield cluster
 
 

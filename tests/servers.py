@@ -7,19 +7,28 @@ body raises).  ``tests/conftest.py`` wraps them in session-scoped fixtures (``po
 ``benchmarks/scaleout.py`` uses them directly.
 
 PostgreSQL: ``initdb`` into a temporary folder (the password from a file, scram-sha-256 for
-every connection), ``pg_ctl start -w`` on a free port, one database created over TCP.  The
-server refuses to run as root, so as root every PostgreSQL command runs as the ``postgres``
-user (``runuser``), which owns the temporary folder.  The binaries are ``pg_ctl`` on ``PATH``
-or Debian's ``/usr/lib/postgresql/<version>/bin``; ``make postgres`` installs them if missing.
+every connection), the ``postgres`` server started as a child process on a free port, one
+database created over TCP.  The server refuses to run as root, so as root every PostgreSQL
+command runs as the ``postgres`` user (``runuser``; the server itself takes that account's
+ids before it starts), which owns the temporary folder.  The binaries are ``pg_ctl`` on
+``PATH`` or Debian's ``/usr/lib/postgresql/<version>/bin``; ``make postgres`` installs them if
+missing.
 
 Dask: ``dask scheduler`` writes its address to a scheduler file; each ``dask worker`` process
 (one worker, one thread, under its nanny) reads it.  Every process starts in its own session, so
 stopping one is a signal to its process group (the nanny and the worker it forked).
+
+Every server process is also told to stop when the thread that started it dies
+(``PR_SET_PDEATHSIG``, ``arena.tournament.shards.die_with_parent``): a test session killed
+before its fixtures stop them (SIGKILL, a SIGTERM that skips the teardown, a lost xdist
+worker) leaves no PostgreSQL server or Dask process running.  Only their temporary folders
+stay behind then (``genstrat-pg-*``, ``genstrat-dask-*`` under the temporary directory).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import pwd
@@ -30,13 +39,13 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.tournament.shards import die_with_parent
 from tests.support import REPO_ROOT
 
 HOST = "127.0.0.1"
@@ -65,24 +74,18 @@ def _tail(path: Path, lines: int = 15) -> str:
         return "(no log)"
 
 
-@contextlib.contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """Within the block, SIGTERM raises ``KeyboardInterrupt`` in the main thread, so that a
-    terminated test session or benchmark still runs the ``finally`` blocks that stop servers
-    (their processes run in sessions of their own and would outlive it).  Nothing can stop
-    them after a SIGKILL."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+def _server_process(parent: int, sig: int, account: pwd.struct_passwd | None) -> None:
+    """``preexec_fn`` of every server process: default SIGINT and SIGTERM (a session may have
+    them ignored), a session of its own, ``account``'s ids if given, then ``sig`` when the
+    thread that started it dies (set last: a change of ids clears it)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.setsid()
+    if account is not None:
+        os.setgroups([])
+        os.setgid(account.pw_gid)
+        os.setuid(account.pw_uid)
+    die_with_parent(parent, sig)
 
 
 # --- PostgreSQL -------------------------------------------------------------------------------
@@ -97,6 +100,7 @@ class PostgresServer:
     user: str
     password: str
     db_name: str
+    pid: int  # the postmaster
 
     def env(self) -> dict[str, str]:
         """The settings as the environment ``deploy/dagster.postgres.yaml`` reads."""
@@ -156,10 +160,11 @@ def postgres_server(
     """Start a throwaway PostgreSQL server on 127.0.0.1, yield its settings, stop it.
 
     Steps: a temporary folder (owned by the server's account); ``initdb`` with a random
-    password for the ``genstrat`` superuser; ``pg_ctl start -w`` on a free port (its Unix socket
-    in the temporary folder, no fsync: the data is thrown away); ``CREATE DATABASE``; at the
-    end ``pg_ctl stop -m fast`` (then ``immediate``, then a kill of the postmaster if it still
-    runs) and the folder removed.
+    password for the ``genstrat`` superuser; ``postgres`` on a free port (its Unix socket in
+    the temporary folder, no fsync: the data is thrown away), a fast shutdown (SIGINT) if this
+    thread dies first; ``CREATE DATABASE`` once it accepts connections; at the end ``pg_ctl
+    stop -m fast`` (then ``immediate``, then a kill of the postmaster if it still runs) and the
+    folder removed.
     """
     bin_dir = postgres_bin_dir()
     account = _os_user()
@@ -179,7 +184,7 @@ def postgres_server(
         )
 
     port = free_port()
-    started = False
+    server_process: subprocess.Popen[bytes] | None = None
     try:
         init = run(
             str(bin_dir / "initdb"), "-D", str(data), "-U", POSTGRES_USER,
@@ -188,23 +193,45 @@ def postgres_server(
         )  # fmt: skip
         if init.returncode != 0:
             raise ServerError(f"initdb failed: {(init.stderr or init.stdout).strip()}")
-        options = f"-c listen_addresses={HOST} -p {port} -k {root} -c fsync=off"
-        start = run(
-            str(bin_dir / "pg_ctl"), "start", "-w", "-t", str(int(wait_s)),
-            "-D", str(data), "-l", str(log), "-o", options,
-        )  # fmt: skip
-        started = True
-        if start.returncode != 0:
-            raise ServerError(f"pg_ctl start failed (exit {start.returncode}):\n{_tail(log)}")
-        server = PostgresServer(HOST, port, POSTGRES_USER, password, db_name)
-        with contextlib.closing(server.connect("postgres")) as admin:
+        with open(log, "wb") as sink:
+            server_process = subprocess.Popen(
+                [
+                    str(bin_dir / "postgres"), "-D", str(data), "-p", str(port), "-k", str(root),
+                    "-c", f"listen_addresses={HOST}", "-c", "fsync=off",
+                ],
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=functools.partial(_server_process, os.getpid(), signal.SIGINT, account),
+            )  # fmt: skip
+        server = PostgresServer(HOST, port, POSTGRES_USER, password, db_name, server_process.pid)
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                admin = server.connect("postgres")
+                break
+            except Exception as exc:  # psycopg2.OperationalError: not accepting connections yet
+                if server_process.poll() is not None:
+                    raise ServerError(
+                        f"postgres exited ({server_process.returncode}):\n{_tail(log)}"
+                    ) from None
+                if time.monotonic() > deadline:
+                    raise ServerError(f"postgres not serving after {wait_s:.0f} s: {exc}") from None
+                time.sleep(0.2)
+        with contextlib.closing(admin):
             admin.autocommit = True
             with admin.cursor() as cursor:
                 cursor.execute(f'CREATE DATABASE "{db_name}"')
         yield server
     finally:
-        if started:
-            _stop_postgres(run, bin_dir, data)
+        if server_process is not None:
+            if server_process.poll() is None:
+                _stop_postgres(run, bin_dir, data)
+            try:
+                server_process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server_process.kill()
+                server_process.wait()
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -280,7 +307,7 @@ def _start(command: list[str], log: Path, env: Mapping[str, str]) -> subprocess.
             stdin=subprocess.DEVNULL,
             cwd=REPO_ROOT,
             env=dict(env),
-            start_new_session=True,
+            preexec_fn=functools.partial(_server_process, os.getpid(), signal.SIGTERM, None),
         )
 
 

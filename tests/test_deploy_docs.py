@@ -24,7 +24,7 @@ def test_the_instance_commands_copy_the_shipped_yaml_and_set_what_it_reads() -> 
     assert shlex.split(copy)[1] == str(POSTGRES_INSTANCE_YAML.relative_to(REPO_ROOT))
     export = next(line for line in lines if line.startswith("export DAGSTER_PG_"))
     exported = [word.split("=")[0] for word in shlex.split(export)[1:]]
-    settings = PostgresServer("h", 1, "u", "p", "d").env()
+    settings = PostgresServer("h", 1, "u", "p", "d", pid=0).env()
     assert exported == list(settings)
     text = POSTGRES_INSTANCE_YAML.read_text()
     assert set(re.findall(r"env: (DAGSTER_PG_\w+)", text)) == set(settings)

@@ -1,0 +1,92 @@
+"""The test servers (``tests/servers.py``) die with the session that started them, however it
+ends: a session killed before its fixtures stop them (SIGKILL, or a SIGTERM that skips the
+teardown) leaves no PostgreSQL server and no Dask scheduler, nanny or worker running."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_processes import gone
+from tests.support import REPO_ROOT
+
+# A stand-in for a test session: it starts one server of each kind as the session fixtures do,
+# prints every process they run, and waits to be killed.
+SESSION = textwrap.dedent(
+    """
+    import json, os, time
+    from pathlib import Path
+    from tests import servers
+
+    def descendants(root):
+        children = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+        found, todo = [], [root]
+        while todo:
+            for child in children.get(todo.pop(), []):
+                found.append(child)
+                todo.append(child)
+        return found
+
+    with servers.postgres_server() as pg, servers.dask_cluster(workers=1) as cluster:
+        pids = {"postmaster": pg.pid, "workers": list(cluster.worker_pids.values()),
+                "all": descendants(os.getpid())}
+        print(json.dumps(pids), flush=True)
+        time.sleep(300)
+    """
+)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_the_servers_die_with_the_session_that_started_them(sig: signal.Signals) -> None:
+    import json
+
+    session = subprocess.Popen(
+        [sys.executable, "-c", SESSION],
+        cwd=REPO_ROOT,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its SIGTERM is its own, not this worker's
+    )
+    pids: list[int] = []
+    try:
+        assert session.stdout is not None
+        started = json.loads(session.stdout.readline())
+        pids = sorted(set(started["all"]))
+        assert started["postmaster"] in pids and set(started["workers"]) <= set(pids)
+        assert len(pids) >= 4  # the postmaster and its helpers, the scheduler, a nanny, a worker
+        assert not any(gone(pid) for pid in pids)
+        session.send_signal(sig)
+        session.wait(timeout=30)
+        deadline = time.monotonic() + 60
+        while not all(gone(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = [f"{pid} {_name(pid)}" for pid in pids if not gone(pid)]
+        assert not left, f"outlived the session killed by {sig.name}: {left}"
+    finally:
+        if session.poll() is None:
+            session.kill()
+            session.wait()
+        for pid in pids:
+            if not gone(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")[:80]
+    except OSError:
+        return "?"
