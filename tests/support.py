@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,3 +48,47 @@ def signals_kept() -> Iterator[None]:
         for sig, handler in saved.items():
             if handler is not None:  # None: set outside Python, left alone
                 signal.signal(sig, handler)
+
+
+def gone(pid: int) -> bool:
+    """No such process, or a zombie (dead, waiting for init to reap it)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return "\nState:\tZ" in status
+
+
+@contextlib.contextmanager
+def stand_in_session(script: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """Run ``script`` (Python, the repository importable) as a stand-in for a test session in a
+    session of its own; yield the process and the first line it prints.  Killed at the end if
+    it still runs."""
+    session = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=REPO_ROOT,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a signal sent to it is its own, not the test worker's
+    )
+    try:
+        assert session.stdout is not None
+        yield session, session.stdout.readline()
+    finally:
+        if session.poll() is None:
+            session.kill()
+            session.wait()
+
+
+def outliving(pids: list[int], seconds: float) -> list[int]:
+    """The processes of ``pids`` still running after up to ``seconds``; each is then killed,
+    so that a failing test leaves none behind."""
+    deadline = time.monotonic() + seconds
+    while not all(gone(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in pids if not gone(pid)]
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return left

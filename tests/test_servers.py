@@ -4,18 +4,14 @@ teardown) leaves no PostgreSQL server and no Dask scheduler, nanny or worker run
 
 from __future__ import annotations
 
-import os
+import json
 import signal
-import subprocess
-import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_processes import gone
-from tests.support import REPO_ROOT
+from tests.support import gone, outliving, stand_in_session
 
 # A stand-in for a test session: it starts one server of each kind as the session fixtures do,
 # prints every process they run, and waits to be killed.
@@ -51,38 +47,17 @@ SESSION = textwrap.dedent(
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_the_servers_die_with_the_session_that_started_them(sig: signal.Signals) -> None:
-    import json
-
-    session = subprocess.Popen(
-        [sys.executable, "-c", SESSION],
-        cwd=REPO_ROOT,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-        stdout=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its SIGTERM is its own, not this worker's
-    )
-    pids: list[int] = []
-    try:
-        assert session.stdout is not None
-        started = json.loads(session.stdout.readline())
+    with stand_in_session(SESSION) as (session, first_line):
+        started = json.loads(first_line)
         pids = sorted(set(started["all"]))
         assert started["postmaster"] in pids and set(started["workers"]) <= set(pids)
         assert len(pids) >= 4  # the postmaster and its helpers, the scheduler, a nanny, a worker
         assert not any(gone(pid) for pid in pids)
+        names = {pid: _name(pid) for pid in pids}
         session.send_signal(sig)
         session.wait(timeout=30)
-        deadline = time.monotonic() + 60
-        while not all(gone(pid) for pid in pids) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        left = [f"{pid} {_name(pid)}" for pid in pids if not gone(pid)]
+        left = [f"{pid} {names[pid]}" for pid in outliving(pids, 60)]
         assert not left, f"outlived the session killed by {sig.name}: {left}"
-    finally:
-        if session.poll() is None:
-            session.kill()
-            session.wait()
-        for pid in pids:
-            if not gone(pid):
-                os.kill(pid, signal.SIGKILL)
 
 
 def _name(pid: int) -> str:

@@ -1402,6 +1402,75 @@ def play_uniform(  # type: ignore[no-untyped-def]  # pragma: no cover
     state ``mt``/``mt_at`` (advanced in place, as ``random.random()`` would advance it).
     Fills the per-deal outputs and adds to the phase and branch counters; returns (status,
     deals played, uniforms used)."""
+    return _from_the_shuffle(
+        CT,
+        P,
+        SZ,
+        SIM,
+        SIMX,
+        ET,
+        EP,
+        PR,
+        MET,
+        RULES,
+        n_suits,
+        n_positions,
+        stack,
+        ante,
+        seeds,
+        uniforms,
+        mt,
+        mt_at,
+        returns,
+        decisions,
+        folded,
+        fired,
+        reached,
+        evaluated,
+        held,
+        False,
+        np.zeros((0, 2), np.uint64),
+        np.zeros((0, 3), np.uint64),
+        np.zeros(1, np.int64),
+        np.zeros(1, np.int64),
+    )
+
+
+@njit(cache=True)
+def _from_the_shuffle(  # type: ignore[no-untyped-def]  # pragma: no cover
+    CT,
+    P,
+    SZ,
+    SIM,
+    SIMX,
+    ET,
+    EP,
+    PR,
+    MET,
+    RULES,
+    n_suits,
+    n_positions,
+    stack,
+    ante,
+    seeds,
+    uniforms,
+    mt,
+    mt_at,
+    returns,
+    decisions,
+    folded,
+    fired,
+    reached,
+    evaluated,
+    held,
+    choice,
+    EV,
+    KEYS,
+    KN,
+    multi,
+):
+    """``_play`` on whole deals from the shuffle (no positions to load): the entry points of
+    random play, ``play_uniform`` and ``play_coarse``."""
     none = np.zeros((1, 1), np.int64)
     return _play(
         CT,
@@ -1444,12 +1513,12 @@ def play_uniform(  # type: ignore[no-untyped-def]  # pragma: no cover
         reached,
         evaluated,
         held,
-        False,
-        np.zeros((0, 2), np.uint64),
+        choice,
+        EV,
         np.zeros((2, 4), np.int64),
-        np.zeros((0, 3), np.uint64),
-        np.zeros(1, np.int64),
-        np.zeros(1, np.int64),
+        KEYS,
+        KN,
+        multi,
     )
 
 
@@ -1572,8 +1641,7 @@ def play_coarse(  # type: ignore[no-untyped-def]  # pragma: no cover
     of them.  Returns (status, deals played, 0); ``OUT_OF_ROOM`` when ``KEYS`` is full."""
     deals = seeds.shape[0]
     n_phases = P.shape[0]
-    none = np.zeros((1, 1), np.int64)
-    return _play(
+    return _from_the_shuffle(
         CT,
         P,
         SZ,
@@ -1588,25 +1656,10 @@ def play_coarse(  # type: ignore[no-untyped-def]  # pragma: no cover
         n_positions,
         stack,
         ante,
-        False,
         seeds,
         np.zeros(0, np.float64),
         mt,
         mt_at,
-        np.zeros((1, SCALARS), np.int64),
-        none,
-        np.zeros((1, 2, 1), np.int64),
-        none,
-        np.zeros((1, 4, 2), np.int64),
-        none,
-        np.zeros((1, 1, 2), np.int64),
-        np.zeros((1, 1, 2), np.int64),
-        np.zeros(0, np.int64),
-        np.zeros(0, np.int64),
-        np.zeros((1, 1), np.int64),
-        np.zeros((1, 1), np.float64),
-        np.zeros((1, 1), np.float64),
-        0,
         returns,
         np.zeros(deals, np.int64),
         np.zeros(deals, np.bool_),
@@ -1616,7 +1669,6 @@ def play_coarse(  # type: ignore[no-untyped-def]  # pragma: no cover
         np.zeros(ET.shape, np.int64),
         True,
         np.zeros((2, 2), np.uint64),
-        np.zeros((2, 4), np.int64),
         KEYS,
         KN,
         multi,

@@ -121,6 +121,25 @@ class Tables:
     ante: int
     position_index: dict[str, int]
 
+    def deal_arguments(self) -> tuple[object, ...]:
+        """The tables as the entry points that deal from the shuffle take them first."""
+        return (
+            self.cards,
+            self.phases,
+            self.sizes,
+            self.options,
+            self.transfers,
+            self.edge_targets,
+            self.edge_tests,
+            self.predicates,
+            self.metric,
+            self.rules,
+            self.n_suits,
+            self.n_positions,
+            self.stack,
+            self.ante,
+        )
+
 
 def build_tables(spec: GameSpec) -> Tables:
     """Flatten ``spec`` (the card tables are the interpreter's own)."""
@@ -353,21 +372,8 @@ def random_play(
         held=np.zeros(t.edge_tests.shape, np.int64),
         uniforms_used=0,
     )
-    status, _, used = k.play_uniform(
-        t.cards,
-        t.phases,
-        t.sizes,
-        t.options,
-        t.transfers,
-        t.edge_targets,
-        t.edge_tests,
-        t.predicates,
-        t.metric,
-        t.rules,
-        t.n_suits,
-        t.n_positions,
-        t.stack,
-        t.ante,
+    status, _, used = k.play_uniform(  # type: ignore[call-arg]  # numba's stub counts too few
+        *t.deal_arguments(),
         seed_array,
         uniforms,
         twister,
@@ -428,21 +434,8 @@ def coarse_random_play(
         multi = np.zeros(deals, np.int64)
         keys = np.zeros((room, 3), np.uint64)
         written = np.zeros(1, np.int64)
-        status, _, _ = k.play_coarse(
-            t.cards,
-            t.phases,
-            t.sizes,
-            t.options,
-            t.transfers,
-            t.edge_targets,
-            t.edge_tests,
-            t.predicates,
-            t.metric,
-            t.rules,
-            t.n_suits,
-            t.n_positions,
-            t.stack,
-            t.ante,
+        status, _, _ = k.play_coarse(  # type: ignore[call-arg]  # numba's stub counts too few
+            *t.deal_arguments(),
             seed_array,
             twister,
             twister_at,
