@@ -12,10 +12,10 @@ when the kernel changes::
 
     python tools/warm_jit.py      # prints one line: the entry points compiled and the time
 
-It plays the kernel through the public paths that reach it (the random play of the pool filter
-and of the screening axes, ``play_coarse``; the L0 rollouts and population play of the five
-axes), in this process, at the smallest budgets, so the signatures compiled are the ones the
-product uses.  It fails
+It plays the kernel through the public paths that reach it (the random play of the pool filter;
+of the screening axes and the state-space count, ``play_keys``; the L0 rollouts and population
+play of the five axes), in this process, at the smallest budgets, so the signatures compiled
+are the ones the product uses.  It fails
 with one line (exit 1) when an entry point of the kernel is still uncompiled afterwards: a new
 entry point that this warm-up does not reach.
 """
@@ -25,7 +25,7 @@ from __future__ import annotations
 import sys
 import time
 
-ENTRY_POINTS = ("play_uniform", "play_l0", "play_coarse")
+ENTRY_POINTS = ("play_uniform", "play_l0", "play_keys")
 
 
 def main() -> int:

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.axes.keys import DealKeys
+from engines.gbg.batch_random import abstract_random_play
 from engines.gbg.engine import new_deal
-from engines.gbg.rng import derive_seed
+from engines.gbg.rng import derive_seed, derive_seeds
 from engines.gbg.spec import GameSpec
 
 
@@ -32,18 +33,25 @@ class StateSpace:
 
 
 def state_space(spec: GameSpec, deals: int, seed: int, *, interpreted: bool = False) -> StateSpace:
-    """Count abstracted information states over ``deals`` uniformly random deals (the keys
-    built incrementally, ``engines.axes.keys.DealKeys``; ``interpreted=True`` asks the state
-    for each, the reference)."""
+    """Count abstracted information states over ``deals`` uniformly random deals: in the
+    compiled loop (``engines.gbg.batch_random.abstract_random_play``: the same deals, moves
+    and states), or on the interpreter (``interpreted=True``, the reference, with the keys
+    built incrementally by ``engines.axes.keys.DealKeys``; also the path of a game the
+    compiled loop hands back because the interpreter raises on it)."""
     rng = random.Random(derive_seed(seed, 0x55A))
-    seen: tuple[set[Any], set[Any]] = (set(), set())
-    for k in range(deals):
-        state = new_deal(spec, derive_seed(seed, 0x55B, k), tree=False)
-        keys = DealKeys()
-        while state.current_player >= 0:
-            seat = state.current_player
-            seen[seat].add(state.abstract_state(seat) if interpreted else keys.key(state, seat))
-            state.apply(rng.choice(state.legal_actions()))
-    counts = (len(seen[0]), len(seen[1]))
+    counts: tuple[int, int] | None = None
+    if not interpreted:
+        played = abstract_random_play(spec, derive_seeds(seed, 0x55B, count=deals), rng)
+        counts = None if played is None else played.distinct
+    if counts is None:
+        seen: tuple[set[Any], set[Any]] = (set(), set())
+        for k in range(deals):
+            state = new_deal(spec, derive_seed(seed, 0x55B, k), tree=False)
+            keys = DealKeys()
+            while state.current_player >= 0:
+                seat = state.current_player
+                seen[seat].add(keys.key(state, seat))
+                state.apply(rng.choice(state.legal_actions()))
+        counts = (len(seen[0]), len(seen[1]))
     total = counts[0] + counts[1]
     return StateSpace(math.log10(total) if total else 0.0, counts, deals)

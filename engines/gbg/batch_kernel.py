@@ -63,12 +63,22 @@ MOVES_UNIFORM, MOVES_L0 = 0, 1
 OK, EMPTY_MENU, OUT_OF_UNIFORMS, EMPTY_HAND, NO_EDGE, OUT_OF_ROOM = range(6)
 
 # The events of ``engines.gbg.phases`` and ``engines.gbg.state`` that a seat can see before
-# its last decision (the showdown's and the settlements' come after it), for the screening's
-# coarse keys (``play_coarse``).  ``VIS_PUBLIC`` is ``engines.gbg.state.PUBLIC``.
+# its last decision (the showdown's and the settlements' come after it), for the keys of
+# ``play_keys``.  From ``E_PEEK`` on, an event names cards (by label: the coarse keys drop
+# them).  ``VIS_PUBLIC`` is ``engines.gbg.state.PUBLIC``.
 E_PHASE, E_BLINDS, E_ACT, E_SECRET, E_REVEAL_CHOICES, E_TRANSFER, E_AUCTION = range(1, 8)
-E_POSITION, E_PEEK, E_PEEK_TOP, E_RISK, E_CARD, E_BOARD, E_DISCARD = range(8, 15)
+E_POSITION, E_RISK, E_PEEK, E_PEEK_TOP, E_CARD, E_BOARD, E_DISCARD = range(8, 15)
 E_BOARD_SWAP, E_SWAP_TAKE = range(15, 17)
 VIS_PUBLIC = 2
+
+# Action strings as numbers, one number per string across the whole game (so that two keys
+# are equal exactly when their strings are): the fixed words (``batch_random.WORDS`` gives an
+# option named like one of them the same number), ``swap <label>`` by label, and the amounts
+# ``bet N``, ``raise N``, ``bid N`` by verb and amount.
+N_FOLD, N_CHECK, N_CALL, N_PEEK, N_PASS, N_DRAW, N_STAND = range(1, 8)
+N_KEEP, N_SIDE_BET, N_SWAP, N_BET, N_RAISE, N_BID = range(8, 14)
+SWAP_BASE = 1 << 32
+AMOUNT_BASE = 1 << 40
 
 _MUL = uint64(6364136223846793005)
 _INC = uint64(1442695040888963407)
@@ -151,19 +161,26 @@ def _fold(H, row, x):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 @njit(cache=True)
 def _event(EV, vis, kind, who, a, b, c):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """Log an event into the coarse history of each seat that sees it (``vis``: a seat or
-    ``VIS_PUBLIC``): its kind, who, and its data ``a, b, c`` (zeros for a card event, whose
-    cards a coarse history drops).  ``EV`` holds the two seats' hashes, or no rows when the
-    run keeps no keys."""
+    """Log an event into the history of each seat that sees it (``vis``: a seat or
+    ``VIS_PUBLIC``): its kind, who, and its data ``a, b, c``.  ``EV`` holds per seat its two
+    hashes and the kind of key (``EV[:, 2]``: 0 coarse, 1 abstracted), or no rows when the run
+    keeps no keys.  A coarse history drops the cards of an event; an abstracted one keeps
+    them by label and leaves out the seat's own actions (``State.abstract_state``)."""
     if EV.shape[0] == 0:
         return
+    fine = EV[0, 2] != 0
+    if not fine and kind >= E_PEEK:
+        a, b, c = 0, 0, 0
     for seat in range(2):
-        if vis == VIS_PUBLIC or vis == seat:  # noqa: SIM109 (numba: plain comparisons)
-            _fold(EV, seat, kind)
-            _fold(EV, seat, who)
-            _fold(EV, seat, a)
-            _fold(EV, seat, b)
-            _fold(EV, seat, c)
+        if vis != VIS_PUBLIC and vis != seat:
+            continue
+        if fine and kind == E_ACT and who == seat:
+            continue
+        _fold(EV, seat, kind)
+        _fold(EV, seat, who)
+        _fold(EV, seat, a)
+        _fold(EV, seat, b)
+        _fold(EV, seat, c)
 
 
 # Chance sources: the engine's generator (``rng``, as a sampled deal draws), or a fixed card
@@ -193,7 +210,7 @@ def _coin(rng, C, aux, percent):  # type: ignore[no-untyped-def]  # pragma: no c
 
 
 @njit(cache=True)
-def _deal_card(S, deck, hands, board, rng, C, rank, EV, dest):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _deal_card(S, deck, hands, board, rng, C, rank, EV, CT, dest):  # type: ignore[no-untyped-def]  # pragma: no cover
     """A card request: the deck's top card if one was peeked at, else a draw: uniform from the
     generator, or the first card of the order still in the deck."""
     if S[S_TOP] >= 0:
@@ -215,11 +232,11 @@ def _deal_card(S, deck, hands, board, rng, C, rank, EV, dest):  # type: ignore[n
     if dest < 2:
         hands[dest, S[S_HN0 + dest]] = card
         S[S_HN0 + dest] += 1
-        _event(EV, dest, E_CARD, dest, 0, 0, 0)
+        _event(EV, dest, E_CARD, dest, CT[3, card], 0, 0)
     elif dest == 2:
         board[S[S_BOARDN]] = card
         S[S_BOARDN] += 1
-        _event(EV, VIS_PUBLIC, E_BOARD, -1, 0, 0, 0)
+        _event(EV, VIS_PUBLIC, E_BOARD, -1, CT[3, card], 0, 0)
     else:
         S[S_TOP] = card
 
@@ -546,11 +563,11 @@ def _measure(crit, seat, S, hands, M, CT, out):  # type: ignore[no-untyped-def] 
 
 
 @njit(cache=True)
-def _peek_opponent(seat, S, hands, rng, C, aux, EV):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _peek_opponent(seat, S, hands, rng, C, aux, EV, CT):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``seat`` sees a uniformly chosen card of the opponent's hand (one pick, if any)."""
     if S[S_HN0 + 1 - seat] > 0:
-        _pick(rng, C, aux, S[S_HN0 + 1 - seat])
-        _event(EV, seat, E_PEEK, seat, 0, 0, 0)
+        k = _pick(rng, C, aux, S[S_HN0 + 1 - seat])
+        _event(EV, seat, E_PEEK, seat, CT[3, hands[1 - seat, k]], 0, 0)
 
 
 @njit(cache=True)
@@ -658,14 +675,14 @@ def _pop(S):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @njit(cache=True)
-def _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux, EV):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux, EV, CT):  # type: ignore[no-untyped-def]  # pragma: no cover
     """A peek: the opponent's card or the deck's top card, then the risk coin."""
     if P[p, K_TARGET] == 0:
-        _peek_opponent(seat, S, hands, rng, C, aux, EV)
+        _peek_opponent(seat, S, hands, rng, C, aux, EV, CT)
     else:
         if S[S_TOP] < 0:
-            _deal_card(S, deck, hands, board, rng, C, rank, EV, 3)
-        _event(EV, seat, E_PEEK_TOP, seat, 0, 0, 0)
+            _deal_card(S, deck, hands, board, rng, C, rank, EV, CT, 3)
+        _event(EV, seat, E_PEEK_TOP, seat, CT[3, S[S_TOP]], 0, 0)
     if P[p, K_RISK_PCT] > 0:
         paid = 0
         if _coin(rng, C, aux, P[p, K_RISK_PCT]):
@@ -820,60 +837,80 @@ def _offers_amounts(kind, menu, m):  # type: ignore[no-untyped-def]  # pragma: n
 
 
 @njit(cache=True)
-def _coarse_action(kind, p, code, opened, SIM):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """A decision without its amount (``engines.axes.keys.coarse_action``), as a number that
-    names it within phase ``p``: a round's fold, check, call, bet or raise; an auction's bid;
-    an option by name; a swap's keep or its label; the choice of a peek, draw or side bet."""
+def _action_id(kind, p, code, amount, opened, SZ, SIM, coarse):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """The number of the action string of menu entry (``code``, ``amount``) of phase ``p``
+    (a round's verb is ``raise`` once it is ``opened``); ``coarse``: the string without its
+    amount (``engines.axes.menus.coarse_action``)."""
     if kind == BETTING:
-        return code if code != BET else 10 + opened
+        if code == FOLD:
+            return N_FOLD
+        if code == CHECK:
+            return N_CHECK
+        if code == CALL:
+            return N_CALL
+        if coarse:
+            return N_RAISE if opened else N_BET
+        return AMOUNT_BASE + 4 * amount + opened
     if kind == AUCTION:
-        return 100
+        return N_BID if coarse else AMOUNT_BASE + 4 * SZ[p, code] + 2
     if kind == SIMULTANEOUS:
         return SIM[p, code, 2]
     if kind == SWAP:
-        return code + 1
-    return code
+        return N_KEEP if code < 0 else SWAP_BASE + code
+    if kind == PEEK:
+        return N_PEEK if code == 0 else N_PASS
+    if kind == DRAW:
+        return N_DRAW if code == 0 else N_STAND
+    return N_SIDE_BET if code == 0 else N_PASS  # a side bet
 
 
 @njit(cache=True)
-def _own(OWN, seat, p, action):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _own(OWN, seat, action):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Record a seat's decision: ``OWN[seat]`` is the count, then the last three, a ring."""
     n = OWN[seat, 0]
-    OWN[seat, 1 + n % 3] = (p << 32) | action
+    OWN[seat, 1 + n % 3] = action
     OWN[seat, 0] = n + 1
 
 
 @njit(cache=True)
-def _coarse_key(p, kind, seat, S, menu, m, SZ, SIM, OWN, EV, KH):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """The coarse key of ``seat`` at its decision into ``KH[0]``: the screening's coarse state
-    (``engines.axes.screening.coarse_state``: phase, menu, number of own cards, last three own
-    decisions, seen events without card identities; the known positions are a function of the
-    seen events) hashed.  Each part is a number that names the interpreter's value exactly
-    given what comes before it in the key, so two keys are equal when the states are."""
+def _key(p, kind, seat, S, menu, m, hands, board, M, CT, SZ, SIM, OWN, EV, KH, W):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """The key of ``seat`` at its decision, two hashes into ``KH[0]``.  Coarse
+    (``engines.axes.screening.coarse_state``): phase, menu, number of own cards, last three
+    own decisions without amounts, seen events without cards.  Abstracted
+    (``State.abstract_state``): phase, menu, own cards by label (sorted), last three own
+    decisions, both stacks, the pot, the board by label, seen events with cards by label.
+    (The known positions are a function of the seen events.)  Each part is a number that
+    names the interpreter's value, a count before each sequence, so two keys are equal
+    exactly when the states are (but for a collision of both hashes)."""
+    fine = EV[0, 2] != 0
     KH[0, 0] = _KEY_A
     KH[0, 1] = _KEY_B
     _fold(KH, 0, p)
     _fold(KH, 0, m)
-    if kind == BETTING:
-        _fold(KH, 0, 1 if S[S_NBETS] > 0 else 0)
-        for i in range(m):
-            _fold(KH, 0, menu[i, 0])
-            _fold(KH, 0, menu[i, 1] if menu[i, 0] == BET else 0)
-    elif kind == SIMULTANEOUS:
-        for i in range(m):
-            _fold(KH, 0, SIM[p, menu[i, 0], 2])
-    elif kind == AUCTION:
-        for i in range(m):
-            _fold(KH, 0, SZ[p, menu[i, 0]])
-    else:
-        for i in range(m):
-            _fold(KH, 0, menu[i, 0])
-    _fold(KH, 0, S[S_HN0 + seat])
+    opened = 1 if S[S_NBETS] > 0 else 0
+    for i in range(m):
+        _fold(KH, 0, _action_id(kind, p, menu[i, 0], menu[i, 1], opened, SZ, SIM, False))
+    n_hand = S[S_HN0 + seat]
+    _fold(KH, 0, n_hand)
+    if fine:
+        labels = W[9]
+        for i in range(n_hand):
+            labels[i] = CT[3, hands[seat, i]]
+        _sort_asc(labels, n_hand)
+        for i in range(n_hand):
+            _fold(KH, 0, labels[i])
     n = OWN[seat, 0]
     first = n - 3 if n > 3 else 0
     _fold(KH, 0, n - first)
     for j in range(first, n):
         _fold(KH, 0, OWN[seat, 1 + j % 3])
+    if fine:
+        _fold(KH, 0, M[0, seat])
+        _fold(KH, 0, M[0, 1 - seat])
+        _fold(KH, 0, M[1, 0] + M[1, 1])
+        _fold(KH, 0, S[S_BOARDN])
+        for i in range(S[S_BOARDN]):
+            _fold(KH, 0, CT[3, board[i]])
     for lane in range(2):
         _fold(KH, 0, np.int64(EV[seat, lane]))
 
@@ -960,6 +997,7 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
     U = np.zeros(2, np.int64)
     KH = np.zeros((1, 2), np.uint64)  # a key being hashed
     keyed = EV.shape[0] > 0
+    fine = keyed and EV[0, 2] != 0
     twister = not rollout and uniforms.shape[0] == 0
     moves_mode = MOVES_L0 if rollout else MOVES_UNIFORM
     n_jobs = job_start.shape[0] if rollout else seeds.shape[0]
@@ -1069,11 +1107,11 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                 S[S_MODE] = MODE_FINISH  # unless the phase sets a decision
                 if kind == DEAL:
                     for _ in range(P[p, K_COUNT]):
-                        _deal_card(S, deck, hands, board, rng, C, rank, EV, 0)
-                        _deal_card(S, deck, hands, board, rng, C, rank, EV, 1)
+                        _deal_card(S, deck, hands, board, rng, C, rank, EV, CT, 0)
+                        _deal_card(S, deck, hands, board, rng, C, rank, EV, CT, 1)
                 elif kind == REVEAL:
                     for _ in range(P[p, K_COUNT]):
-                        _deal_card(S, deck, hands, board, rng, C, rank, EV, 2)
+                        _deal_card(S, deck, hands, board, rng, C, rank, EV, CT, 2)
                 elif kind == BETTING:
                     M[2, 0] = 0
                     M[2, 1] = 0
@@ -1111,7 +1149,7 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                         for seat in range(2):
                             if who == 2 or who == seat:
                                 for _ in range(P[p, K_COUNT]):
-                                    _deal_card(S, deck, hands, board, rng, C, rank, EV, seat)
+                                    _deal_card(S, deck, hands, board, rng, C, rank, EV, CT, seat)
                     else:
                         _queue(S, P[p, K_WHO], positions, 0)
                         S[S_MODE] = MODE_NEXT
@@ -1131,7 +1169,7 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                     if holder >= 0 and P[p, K_PERK] == 1:
                         M[3, holder] += P[p, K_PERK_POINTS]
                     elif holder >= 0 and P[p, K_PERK] == 0:
-                        _peek_opponent(holder, S, hands, rng, C, aux, EV)
+                        _peek_opponent(holder, S, hands, rng, C, aux, EV, CT)
                 elif kind == SIDE_BET:
                     S[S_QN] = 2
                     S[S_Q0] = 0
@@ -1149,7 +1187,7 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                             else:
                                 _two(S, seat, 1, -1, menu)  # pass
                             break
-                        _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux, EV)
+                        _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux, EV, CT)
                 elif kind == DRAW:
                     if S[S_QN] > 0:
                         _two(S, _pop(S), 0, 1, menu)  # draw, stand
@@ -1176,10 +1214,10 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
             if keyed:
                 if m > 1:
                     multi[d] += 1
-                if not _offers_amounts(kind, menu, m):
+                if fine or not _offers_amounts(kind, menu, m):
                     if KN[0] >= KEYS.shape[0]:
                         return OUT_OF_ROOM, d, U[0]
-                    _coarse_key(p, kind, seat, S, menu, m, SZ, SIM, OWN, EV, KH)
+                    _key(p, kind, seat, S, menu, m, hands, board, M, CT, SZ, SIM, OWN, EV, KH, W)
                     KEYS[KN[0], 0] = uint64(seat)
                     KEYS[KN[0], 1] = KH[0, 0]
                     KEYS[KN[0], 2] = KH[0, 1]
@@ -1213,12 +1251,16 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                 i = W[10, int(u * k)]
             U[1] += 1
             code, amount = menu[i, 0], menu[i, 1]
+            action = 0
             if keyed:
-                _own(OWN, seat, p, _coarse_action(kind, p, code, opened, SIM))
-            if kind == BETTING:
-                _event(
-                    EV, VIS_PUBLIC, E_ACT, seat, p, code, 2 * amount + opened if code == BET else 0
+                action = _action_id(kind, p, code, amount, opened, SZ, SIM, False)
+                _own(
+                    OWN,
+                    seat,
+                    action if fine else _action_id(kind, p, code, amount, opened, SZ, SIM, True),
                 )
+            if kind == BETTING:
+                _event(EV, VIS_PUBLIC, E_ACT, seat, action, 0, 0)
                 if code == FOLD:
                     S[S_FOLDED] = 1
                     _settle(1 - seat, S, hands, M, P, PR, positions, choices, CT, side)
@@ -1245,15 +1287,7 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                     _betting_decide(p, opp, S, M, P, SZ, menu, W)
             elif kind == SIMULTANEOUS or kind == AUCTION:  # noqa: SIM109 (numba: plain loops and comparisons)
                 choices[p, seat] = code
-                _event(
-                    EV,
-                    seat,
-                    E_SECRET,
-                    seat,
-                    p,
-                    SIM[p, code, 2] if kind == SIMULTANEOUS else SZ[p, code],
-                    0,
-                )
+                _event(EV, seat, E_SECRET, seat, action, 0, 0)
                 if seat == 0:
                     S[S_SEL0] = code
                     _options(p, 1, S, M, P, SZ, menu)
@@ -1289,30 +1323,30 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                     if winner >= 0:
                         item = P[p, K_ITEM]
                         if item == 0:
-                            _deal_card(S, deck, hands, board, rng, C, rank, EV, winner)
+                            _deal_card(S, deck, hands, board, rng, C, rank, EV, CT, winner)
                         elif item == 1:
-                            _peek_opponent(winner, S, hands, rng, C, aux, EV)
+                            _peek_opponent(winner, S, hands, rng, C, aux, EV, CT)
                         else:
                             positions[P[p, K_POS]] = winner
                             _event(EV, VIS_PUBLIC, E_POSITION, -1, P[p, K_POS], winner, 0)
             elif kind == PEEK:
                 choices[p, seat] = code
-                _event(EV, VIS_PUBLIC, E_ACT, seat, p, code, 0)
+                _event(EV, VIS_PUBLIC, E_ACT, seat, action, 0, 0)
                 S[S_MODE] = MODE_NEXT
                 if code == 0:  # peek
                     _pay(M, seat, P[p, K_COST])
-                    _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux, EV)
+                    _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux, EV, CT)
             elif kind == DRAW:
                 choices[p, seat] = code
-                _event(EV, VIS_PUBLIC, E_ACT, seat, p, code, 0)
+                _event(EV, VIS_PUBLIC, E_ACT, seat, action, 0, 0)
                 S[S_MODE] = MODE_NEXT
                 if code == 0:  # draw
                     for _ in range(P[p, K_COUNT]):
-                        _deal_card(S, deck, hands, board, rng, C, rank, EV, seat)
+                        _deal_card(S, deck, hands, board, rng, C, rank, EV, CT, seat)
             elif kind == SWAP:
                 S[S_MODE] = MODE_NEXT
                 choices[p, seat] = 0 if code < 0 else 1  # keep, swap
-                _event(EV, VIS_PUBLIC, E_ACT, seat, p, choices[p, seat], 0)
+                _event(EV, VIS_PUBLIC, E_ACT, seat, N_KEEP if code < 0 else N_SWAP, 0, 0)
                 if code >= 0:
                     hn = S[S_HN0 + seat]
                     at = 0
@@ -1322,10 +1356,10 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                     for j in range(at, hn - 1):
                         hands[seat, j] = hands[seat, j + 1]
                     S[S_HN0 + seat] = hn - 1
-                    _event(EV, seat, E_DISCARD, seat, 0, 0, 0)
+                    _event(EV, seat, E_DISCARD, seat, CT[3, card], 0, 0)
                     source = P[p, K_SOURCE]
                     if source == 0:  # deck
-                        _deal_card(S, deck, hands, board, rng, C, rank, EV, seat)
+                        _deal_card(S, deck, hands, board, rng, C, rank, EV, CT, seat)
                     elif source == 2:  # opponent: give ours, take one of theirs at random
                         other = 1 - seat
                         on = S[S_HN0 + other]
@@ -1338,18 +1372,19 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
                         hands[other, on - 1] = card
                         hands[seat, hn - 1] = taken
                         S[S_HN0 + seat] = hn
-                        _event(EV, seat, E_SWAP_TAKE, seat, 0, 0, 0)
-                        _event(EV, other, E_SWAP_TAKE, seat, 0, 0, 0)
+                        given, got = CT[3, card], CT[3, taken]
+                        _event(EV, seat, E_SWAP_TAKE, seat, given, got, 0)
+                        _event(EV, other, E_SWAP_TAKE, seat, given, got, 0)
                     else:  # board: take the last board card, leave ours in its place
                         last = S[S_BOARDN] - 1
                         taken = board[last]
                         board[last] = card
                         hands[seat, hn - 1] = taken
                         S[S_HN0 + seat] = hn
-                        _event(EV, VIS_PUBLIC, E_BOARD_SWAP, seat, 0, 0, 0)
+                        _event(EV, VIS_PUBLIC, E_BOARD_SWAP, seat, CT[3, card], CT[3, taken], 0)
             elif kind == SIDE_BET:
                 choices[p, seat] = code
-                _event(EV, VIS_PUBLIC, E_ACT, seat, p, code, 0)
+                _event(EV, VIS_PUBLIC, E_ACT, seat, action, 0, 0)
                 S[S_MODE] = MODE_NEXT
                 if code == 0:
                     stake = P[p, K_COST]
@@ -1429,7 +1464,7 @@ def play_uniform(  # type: ignore[no-untyped-def]  # pragma: no cover
         evaluated,
         held,
         False,
-        np.zeros((0, 2), np.uint64),
+        np.zeros((0, 3), np.uint64),
         np.zeros((0, 3), np.uint64),
         np.zeros(1, np.int64),
         np.zeros(1, np.int64),
@@ -1470,7 +1505,7 @@ def _from_the_shuffle(  # type: ignore[no-untyped-def]  # pragma: no cover
     multi,
 ):
     """``_play`` on whole deals from the shuffle (no positions to load): the entry points of
-    random play, ``play_uniform`` and ``play_coarse``."""
+    random play, ``play_uniform`` and ``play_keys``."""
     none = np.zeros((1, 1), np.int64)
     return _play(
         CT,
@@ -1601,7 +1636,7 @@ def play_l0(  # type: ignore[no-untyped-def]  # pragma: no cover
         np.zeros(ET.shape, np.int64),
         np.zeros(ET.shape, np.int64),
         False,
-        np.zeros((0, 2), np.uint64),
+        np.zeros((0, 3), np.uint64),
         np.zeros((2, 4), np.int64),
         np.zeros((0, 3), np.uint64),
         np.zeros(1, np.int64),
@@ -1611,7 +1646,7 @@ def play_l0(  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @njit(cache=True)
-def play_coarse(  # type: ignore[no-untyped-def]  # pragma: no cover
+def play_keys(  # type: ignore[no-untyped-def]  # pragma: no cover
     CT,
     P,
     SZ,
@@ -1629,18 +1664,23 @@ def play_coarse(  # type: ignore[no-untyped-def]  # pragma: no cover
     seeds,
     mt,
     mt_at,
+    fine,
     returns,
     multi,
     KEYS,
     KN,
 ):
-    """The screening's random play: one deal per seed, chance from the engine's generator,
-    both seats moving by ``random.Random.choice`` over the full menu on the twister
-    ``mt``/``mt_at`` (advanced in place).  Writes Alice's returns and the decisions with two
-    or more actions per deal, and the coarse keys (seat, two hashes) to ``KEYS``, ``KN[0]``
-    of them.  Returns (status, deals played, 0); ``OUT_OF_ROOM`` when ``KEYS`` is full."""
+    """Random play that counts information states: one deal per seed, chance from the engine's
+    generator, both seats moving by ``random.Random.choice`` over the full menu on the twister
+    ``mt``/``mt_at`` (advanced in place).  Writes Alice's returns and the decisions with two or
+    more actions per deal, and the keys (seat, two hashes) to ``KEYS``, ``KN[0]`` of them: the
+    screening's coarse states at the decisions that do not offer two amounts, or with
+    ``fine`` the state-space axis's abstracted states at every decision (``_key``).  Returns
+    (status, deals played, 0); ``OUT_OF_ROOM`` when ``KEYS`` is full."""
     deals = seeds.shape[0]
     n_phases = P.shape[0]
+    EV = np.zeros((2, 3), np.uint64)
+    EV[:, 2] = 1 if fine else 0
     return _from_the_shuffle(
         CT,
         P,
@@ -1668,7 +1708,7 @@ def play_coarse(  # type: ignore[no-untyped-def]  # pragma: no cover
         np.zeros(ET.shape, np.int64),
         np.zeros(ET.shape, np.int64),
         True,
-        np.zeros((2, 2), np.uint64),
+        EV,
         KEYS,
         KN,
         multi,

@@ -64,6 +64,23 @@ _KINDS = {
     "side_bet": k.SIDE_BET,
 }
 _WHO = {"alice": 0, "bob": 1, "both": 2, "position": 3}
+# The fixed action words by their number in the kernel's keys (an option named like one of
+# them is the same string, so it gets the same number; other names follow).
+WORDS = {
+    "fold": k.N_FOLD,
+    "check": k.N_CHECK,
+    "call": k.N_CALL,
+    "peek": k.N_PEEK,
+    "pass": k.N_PASS,
+    "draw": k.N_DRAW,
+    "stand": k.N_STAND,
+    "keep": k.N_KEEP,
+    "side_bet": k.N_SIDE_BET,
+    "swap": k.N_SWAP,
+    "bet": k.N_BET,
+    "raise": k.N_RAISE,
+    "bid": k.N_BID,
+}
 _QUANTIFIER = {"alice": k.W_ALICE, "bob": k.W_BOB, "either": k.W_EITHER, "both": k.W_BOTH}
 _PREDICATES = {
     "holds_pair": k.HOLDS_PAIR,
@@ -108,7 +125,7 @@ class Tables:
     cards: np.ndarray  # value, rank, suit, label order: one row each, by card id
     phases: np.ndarray
     sizes: np.ndarray  # bet sizes, pot percents or bids, by phase
-    options: np.ndarray  # simultaneous options: pot chips, score delta, name (an option index)
+    options: np.ndarray  # simultaneous options: pot chips, score delta, name (``WORDS`` on)
     transfers: np.ndarray  # simultaneous matrix: transfer by (alice option, bob option)
     edge_targets: np.ndarray
     edge_tests: np.ndarray
@@ -190,6 +207,8 @@ def build_tables(spec: GameSpec) -> Tables:
         )
         return len(predicates) - 1
 
+    # Action strings by number (``batch_kernel.N_*``): the fixed words, then option names.
+    words = dict(WORDS)
     n_phases = len(spec.phases)
     width = max([1] + [len(_sizes(p)) for p in spec.phases])
     n_options = max([1] + [len(p.options) for p in spec.phases if isinstance(p, SimultaneousPhase)])
@@ -221,7 +240,11 @@ def build_tables(spec: GameSpec) -> Tables:
             row[k.K_NOPTIONS] = len(p.options)
             at = {o.name: j for j, o in enumerate(p.options)}
             for j, o in enumerate(p.options):  # the third column names the option
-                options[i, j] = (o.pot_chips, o.score_delta, at[o.name])
+                options[i, j] = (
+                    o.pot_chips,
+                    o.score_delta,
+                    words.setdefault(o.name, 100 + len(words)),
+                )
             for cell in p.matrix:  # later cells win, as in the handler's dict
                 transfers[i, at[cell.alice], at[cell.bob]] = cell.transfer
         elif isinstance(p, AuctionPhase):
@@ -395,9 +418,10 @@ def random_play(
 
 
 @dataclass
-class CoarsePlay:
-    """What ``coarse_random_play`` returns: per deal Alice's returns and the decisions with
-    two or more legal actions; per seat the number of distinct coarse keys."""
+class KeyedPlay:
+    """What ``coarse_random_play`` and ``abstract_random_play`` return: per deal Alice's
+    returns and the decisions with two or more legal actions; per seat the number of distinct
+    states it was in at the decisions counted."""
 
     returns: np.ndarray
     multi: np.ndarray
@@ -414,14 +438,32 @@ def _seed_array(seeds: Sequence[int] | range | np.ndarray) -> np.ndarray:
 
 def coarse_random_play(
     spec: GameSpec, seeds: Sequence[int] | range | np.ndarray, moves: random.Random
-) -> CoarsePlay | None:
+) -> KeyedPlay | None:
     """The screening's random play compiled (``engines.axes.screening._random_play``): one
     deal per play seed, chance as ``new_deal(spec, seed)`` draws it, both seats moving by
     ``moves.choice(menu)`` (``moves`` is advanced past the draws), and each seat's coarse
-    state counted at its decisions that do not offer two amounts.  The kernel hashes a state
-    to two 64-bit numbers (``batch_kernel._coarse_key``), so a count could only differ from the
-    interpreter's by a collision, of probability about n^2 / 2^129 for n states.  None when
-    the game needs the interpreter (it would raise; ``moves`` is then left as it was)."""
+    state (``coarse_state``) counted at its decisions that do not offer two amounts.  None
+    when the game needs the interpreter (it would raise; ``moves`` is then left as it was).
+
+    The kernel names each part of a state by a number (an action string by one number for the
+    whole game, a card by its label) and hashes the parts to two 64-bit numbers
+    (``batch_kernel._key``), so a count could only differ from the interpreter's by a
+    collision of both, of probability about n^2 / 2^129 for n states."""
+    return _keyed_play(spec, seeds, moves, fine=False)
+
+
+def abstract_random_play(
+    spec: GameSpec, seeds: Sequence[int] | range | np.ndarray, moves: random.Random
+) -> KeyedPlay | None:
+    """The state-space axis's random play compiled (``engines.axes.state_space``): as
+    ``coarse_random_play``, with the mover's abstracted state (``State.abstract_state``)
+    counted at every decision."""
+    return _keyed_play(spec, seeds, moves, fine=True)
+
+
+def _keyed_play(
+    spec: GameSpec, seeds: Sequence[int] | range | np.ndarray, moves: random.Random, fine: bool
+) -> KeyedPlay | None:
     t = tables(spec)
     version, internal, gauss = moves.getstate()
     seed_array = _seed_array(seeds)
@@ -434,11 +476,12 @@ def coarse_random_play(
         multi = np.zeros(deals, np.int64)
         keys = np.zeros((room, 3), np.uint64)
         written = np.zeros(1, np.int64)
-        status, _, _ = k.play_coarse(  # type: ignore[call-arg]  # numba's stub counts too few
+        status, _, _ = k.play_keys(  # type: ignore[call-arg]  # numba's stub counts too few
             *t.deal_arguments(),
             seed_array,
             twister,
             twister_at,
+            fine,
             returns,
             multi,
             keys,
@@ -450,7 +493,7 @@ def coarse_random_play(
     if status != k.OK:
         return None
     moves.setstate((version, (*(int(w) for w in twister), int(twister_at[0])), gauss))
-    return CoarsePlay(returns, multi, distinct_per_seat(keys[: int(written[0])]))
+    return KeyedPlay(returns, multi, distinct_per_seat(keys[: int(written[0])]))
 
 
 def distinct_per_seat(keys: np.ndarray) -> tuple[int, int]:

@@ -20,10 +20,12 @@ from hypothesis import strategies as st
 from engines.axes.screening import _offers_amounts as offers_amounts
 from engines.axes.screening import _random_play as screening_random_play
 from engines.axes.screening import coarse_state
+from engines.axes.state_space import state_space
 from engines.gbg import presets
 from engines.gbg.acceptance import evaluate
 from engines.gbg.batch_random import (
     RandomPlay,
+    abstract_random_play,
     coarse_random_play,
     distinct_per_seat,
     python_uniforms,
@@ -462,3 +464,87 @@ def test_derived_seeds_are_derive_seed_of_each_index(parts: list[int], count: in
     assert derive_seeds(*parts, count=count).tolist() == [
         derive_seed(*parts, k) for k in range(count)
     ]
+
+
+# --- the state-space axis's random play (abstracted keys) -----------------------------------
+
+
+def _abstract_both_ways(spec: GameSpec, deals: int, seed: int) -> tuple[int, int] | None:
+    """The state-space count compiled and on the interpreter (``State.abstract_state`` at
+    every decision): the same counts per seat, the move generator left in the same state."""
+    rng = random.Random(derive_seed(seed, 0x55A))
+    before = rng.getstate()
+    compiled = abstract_random_play(spec, derive_seeds(seed, 0x55B, count=deals), rng)
+    reference = random.Random(derive_seed(seed, 0x55A))
+    try:
+        seen: tuple[set[Any], set[Any]] = (set(), set())
+        for k in range(deals):
+            state = new_deal(spec, derive_seed(seed, 0x55B, k), tree=False)
+            while state.current_player >= 0:
+                seen[state.current_player].add(state.abstract_state(state.current_player))
+                state.apply(reference.choice(state.legal_actions()))
+    except (IndexError, ValueError, AssertionError):
+        assert compiled is None  # the interpreter refuses the game: handed back
+        assert rng.getstate() == before
+        return None
+    assert compiled is not None
+    assert compiled.distinct == (len(seen[0]), len(seen[1]))
+    assert rng.getstate() == reference.getstate()
+    counted = state_space(spec, deals, seed)
+    assert counted.states == compiled.distinct
+    assert counted == state_space(spec, deals, seed, interpreted=True)
+    return compiled.distinct
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [presets.kuhn(), presets.leduc(), presets.example4643(), presets.holdem_limit()],
+    ids=["kuhn", "leduc", "example4643", "holdem-limit"],
+)
+def test_the_state_space_count_counts_the_interpreters_states_on_every_preset(
+    spec: GameSpec,
+) -> None:
+    counts = _abstract_both_ways(spec, 300, 7)
+    assert counts is not None and min(counts) > 0
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(min_value=0, max_value=2**63 - 1),
+    complexity=st.floats(min_value=LOW, max_value=HIGH, allow_nan=False),
+    play_seed=st.integers(min_value=0, max_value=2**64 - 1),
+)
+def test_the_state_space_count_of_generated_games(
+    seed: int, complexity: float, play_seed: int
+) -> None:
+    _abstract_both_ways(generate(seed, GenerationConfig(complexity=complexity)), 40, play_seed)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(seed=st.integers(min_value=0, max_value=2**63 - 1), data=st.data())
+def test_the_state_space_count_of_rewritten_games(seed: int, data: st.DataObject) -> None:
+    _abstract_both_ways(_rewrite(generate(seed, GenerationConfig(complexity=3.0)), data), 40, 2)
+
+
+def _words_as_options() -> GameSpec:
+    """Kuhn with a peek (``peek`` or ``pass``) and a simultaneous round whose options are named
+    like other actions (``pass``, ``check``, ``bet``): one string from two phases must key
+    alike, and an option named ``bet`` is not an amount."""
+    raw = presets.kuhn().model_dump(mode="json")
+    raw["name"] = "words-as-options"
+    raw["phases"][1:1] = [
+        {"kind": "peek", "id": "look", "who": "both", "optional": True},
+        {
+            "kind": "simultaneous",
+            "id": "call_it",
+            "options": [{"name": "pass"}, {"name": "check", "pot_chips": 1}, {"name": "bet"}],
+            "matrix": [{"alice": "bet", "bob": "pass", "transfer": 1}],
+        },
+    ]
+    return GameSpec.model_validate(raw)
+
+
+def test_an_option_named_like_another_action_is_that_string() -> None:
+    spec = _words_as_options()
+    assert _abstract_both_ways(spec, 300, 3) is not None
+    assert _coarse_both_ways(spec, 300, 3)
