@@ -11,7 +11,11 @@ loop serves two entry points:
   Mersenne Twister (ported), so that a deal here is the interpreter's deal for the same seed
   and the same uniforms;
 - ``play_l0``: deals finished from positions loaded mid-deal, chance from a card order and a
-  stream, both seats L0 over A(I), as ``engines.axes.play.play_out`` finishes them.
+  stream, both seats L0 over A(I), as ``engines.axes.play.play_out`` finishes them;
+- ``play_keys``: whole deals as ``play_uniform`` deals them, moves by ``random.Random.choice``
+  on the ported twister, and each seat's information state at its decisions written as two
+  64-bit hashes (the screening's coarse states, or the state-space axis's abstracted ones),
+  for counting the distinct states.
 
 The tests hold both to the interpreter on every preset and on generated games over the
 generator's range.  Anything the interpreter would refuse (an empty menu, an empty hand at a

@@ -9,6 +9,11 @@ It returns each deal's returns, decisions and fold, and the phase and branch cou
 acceptance filter reads.  ``python_uniforms`` gives the uniforms a ``random.Random`` would
 give, so a caller that used one keeps its numbers.
 
+``coarse_random_play`` and ``abstract_random_play`` play the random deals that count
+information states (the screening's coarse states; the state-space axis's abstracted states):
+moves by ``random.Random.choice``, each state hashed in the loop, the distinct states counted
+per seat (equal to the interpreter's sets; see ``coarse_random_play``).
+
 ``l0_rollouts(spec, starts, futures, jobs, max_amounts)`` finishes deals from interpreter
 states paused at decisions (``load`` copies a state into the loop's arrays): one action, then
 both seats L0 over A(I) with chance from a card order and stream, as the axes' ``play_out``
