@@ -26,6 +26,8 @@ Sites:
 - ``replays``: ``action_values`` of the first ``--decisions`` recorded decisions (4 x 9 x 10
   contexts each, world sampling included, which both paths share);
 - ``screening``: ``screening_axes`` at the paper screening budget;
+- ``state_space``: the state-space axis at the paper budget (3,000 random deals, every
+  decision's abstracted state counted: ``batch_random.abstract_random_play``);
 - ``information``: ``information_differences`` (the information axis's search players, whose
   rollouts the compiled loop plays) for one seat and opponent at the paper budget.
 
@@ -57,6 +59,7 @@ from engines.axes.population import (
 )
 from engines.axes.replay import action_values
 from engines.axes.screening import screening_axes
+from engines.axes.state_space import state_space
 from engines.gbg import presets
 from engines.gbg.acceptance import AcceptanceSettings, evaluate
 from engines.gbg.generator import GenerationConfig, generate
@@ -138,6 +141,14 @@ def measure(name: str, repeats: int, strategies: int, decisions: int) -> dict[st
         repeats,
         lambda a, b: bool(a == b),
     )
+    out["state_space"] = _side_by_side(
+        {
+            "interpreter": lambda: state_space(spec, budget.state_space_deals, 7, interpreted=True),
+            "trees": lambda: state_space(spec, budget.state_space_deals, 7),
+        },
+        repeats,
+        lambda a, b: bool(a == b),
+    )
     out["information"] = _side_by_side(
         {
             "interpreter": lambda: information_differences(
@@ -179,7 +190,7 @@ def measure_pool(seeds: int, repeats: int) -> dict[str, Any]:
     return row
 
 
-SITES = ("ranking", "replays", "screening", "information")
+SITES = ("ranking", "replays", "screening", "state_space", "information")
 
 
 def main() -> None:
