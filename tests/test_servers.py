@@ -13,6 +13,8 @@ import pytest
 
 from tests.support import gone, outliving, stand_in_session
 
+pytestmark = pytest.mark.slow  # a server and a cluster started and killed twice (about 15 s)
+
 # A stand-in for a test session: it starts one server of each kind as the session fixtures do,
 # prints every process they run, and waits to be killed.
 SESSION = textwrap.dedent(

@@ -67,6 +67,7 @@ def _interrupted_refresh(sig: signal.Signals, *, sigint_ignored: bool) -> tuple[
     return process.returncode, stderr
 
 
+@pytest.mark.slow  # a refresh started, then stopped after its first step (about 6 s each)
 @pytest.mark.parametrize(
     ("sig", "sigint_ignored"),
     [(signal.SIGTERM, True), (signal.SIGINT, False)],
