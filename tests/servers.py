@@ -19,7 +19,7 @@ Dask: ``dask scheduler`` writes its address to a scheduler file; each ``dask wor
 stopping one is a signal to its process group (the nanny and the worker it forked).
 
 Every server process is also told to stop when the thread that started it dies
-(``PR_SET_PDEATHSIG``, ``arena.tournament.shards.die_with_parent``): a test session killed
+(``PR_SET_PDEATHSIG``, ``tests.support.default_signals``): a test session killed
 before its fixtures stop them (SIGKILL, a SIGTERM that skips the teardown, a lost xdist
 worker) leaves no PostgreSQL server or Dask process running.  Only their temporary folders
 stay behind then (``genstrat-pg-*``, ``genstrat-dask-*`` under the temporary directory).
@@ -45,8 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.shards import die_with_parent
-from tests.support import REPO_ROOT
+from tests.support import REPO_ROOT, default_signals
 
 HOST = "127.0.0.1"
 POSTGRES_USER = "genstrat"
@@ -72,20 +71,6 @@ def _tail(path: Path, lines: int = 15) -> str:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
     except OSError:
         return "(no log)"
-
-
-def _server_process(parent: int, sig: int, account: pwd.struct_passwd | None) -> None:
-    """``preexec_fn`` of every server process: default SIGINT and SIGTERM (a session may have
-    them ignored), a session of its own, ``account``'s ids if given, then ``sig`` when the
-    thread that started it dies (set last: a change of ids clears it)."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    os.setsid()
-    if account is not None:
-        os.setgroups([])
-        os.setgid(account.pw_gid)
-        os.setuid(account.pw_uid)
-    die_with_parent(parent, sig)
 
 
 # --- PostgreSQL -------------------------------------------------------------------------------
@@ -202,7 +187,7 @@ def postgres_server(
                 stdout=sink,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
-                preexec_fn=functools.partial(_server_process, os.getpid(), signal.SIGINT, account),
+                preexec_fn=functools.partial(default_signals, os.getpid(), signal.SIGINT, account),
             )  # fmt: skip
         server = PostgresServer(HOST, port, POSTGRES_USER, password, db_name, server_process.pid)
         deadline = time.monotonic() + wait_s
@@ -307,7 +292,7 @@ def _start(command: list[str], log: Path, env: Mapping[str, str]) -> subprocess.
             stdin=subprocess.DEVNULL,
             cwd=REPO_ROOT,
             env=dict(env),
-            preexec_fn=functools.partial(_server_process, os.getpid(), signal.SIGTERM, None),
+            preexec_fn=functools.partial(default_signals, os.getpid()),
         )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import signal
 import subprocess
 import sys
@@ -48,6 +49,28 @@ def signals_kept() -> Iterator[None]:
         for sig, handler in saved.items():
             if handler is not None:  # None: set outside Python, left alone
                 signal.signal(sig, handler)
+
+
+def default_signals(
+    parent: int, sig: int = signal.SIGTERM, account: pwd.struct_passwd | None = None
+) -> None:
+    """``preexec_fn`` of every long-lived process the tests start (``parent``: the starting
+    process's pid): default SIGTERM/SIGINT (they may be inherited ignored), a session and
+    process group of its own, to stop it with its children, ``account``'s ids if given, then
+    ``sig`` when the thread that started it dies (``die_with_parent``, as the tournament's
+    workers; set last, as a change of ids clears it): a test session killed before its
+    fixtures stop their processes (SIGTERM to pytest, SIGKILL, an xdist worker lost) leaves no
+    webserver, daemon, database server or Dask process running."""
+    from arena.tournament.shards import die_with_parent
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.setsid()
+    if account is not None:
+        os.setgroups([])
+        os.setgid(account.pw_gid)
+        os.setuid(account.pw_uid)
+    die_with_parent(parent, sig)
 
 
 def gone(pid: int) -> bool:

@@ -121,11 +121,7 @@ def _random_play(
             firsts = np.repeat(np.cumsum(multi) - multi, multi)
             later = counts - 1 - (np.arange(len(counts)) - firsts)
             total = played.distinct[0] + played.distinct[1]
-            return {
-                "state_space": math.log10(total) if total else 0.0,
-                "temporal_depth": float(np.mean(later)) if len(later) else 0.0,
-                "risk": float(np.std(2 * played.returns)) / (2 * spec.stack),
-            }
+            return _random_play_axes(spec, total, later, 2 * played.returns)
     seen: tuple[set[Any], set[Any]] = (set(), set())
     later_list: list[int] = []
     leads: list[int] = []
@@ -142,10 +138,20 @@ def _random_play(
             state.apply(rng.choice(menu))
         later_list.extend(range(choices - 1, -1, -1))
         leads.append(chip_lead(state, 0))
-    total = len(seen[0]) + len(seen[1])
+    return _random_play_axes(spec, len(seen[0]) + len(seen[1]), later_list, leads)
+
+
+def _random_play_axes(
+    spec: GameSpec,
+    states: int,
+    later: Sequence[int] | np.ndarray,
+    leads: Sequence[int] | np.ndarray,
+) -> dict[str, float]:
+    """The three figures from the states counted, each choice's later choices and Alice's
+    chip leads (the same floats from a list or an array of the same integers)."""
     return {
-        "state_space": math.log10(total) if total else 0.0,
-        "temporal_depth": float(np.mean(later_list)) if later_list else 0.0,
+        "state_space": math.log10(states) if states else 0.0,
+        "temporal_depth": float(np.mean(later)) if len(later) else 0.0,
         "risk": float(np.std(leads)) / (2 * spec.stack),
     }
 

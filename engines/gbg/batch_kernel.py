@@ -60,8 +60,9 @@ SCALARS = 21
 MODE_ENTER, MODE_FINISH, MODE_NEXT, MODE_DECIDE, MODE_DONE = range(5)
 
 # Move sources: uniform over the full menu, every decision drawing (the acceptance filter's
-# random play); or L0 over A(I), forced decisions drawing nothing (``engines.axes.play``).
-MOVES_UNIFORM, MOVES_L0 = 0, 1
+# random play); L0 over A(I), forced decisions drawing nothing (``engines.axes.play``); or
+# ``random.Random.choice`` over the full menu (the random play that counts states).
+MOVES_UNIFORM, MOVES_L0, MOVES_CHOICE = 0, 1, 2
 
 # Statuses of a run.
 OK, EMPTY_MENU, OUT_OF_UNIFORMS, EMPTY_HAND, NO_EDGE, OUT_OF_ROOM = range(6)
@@ -961,9 +962,7 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
     reached,
     evaluated,
     held,
-    choice,
     EV,
-    OWN,
     KEYS,
     KN,
     multi,
@@ -975,11 +974,11 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
     Rollouts: job ``d`` loads position ``job_start[d]`` (a decision), plays entry
     ``job_action[d]`` of its menu, then both seats play L0 over A(I) (forced decisions draw
     nothing) with that position's ``moves`` read cyclically and chance from its card order
-    ``ranks`` and stream ``auxs``.  Coarse keys (``choice`` true, ``EV`` with two rows):
-    random play with the moves of ``random.Random.choice`` on the twister, each seat's coarse
-    key written to ``KEYS`` (``KN[0]`` of them) at every decision that does not offer two
-    amounts, and per deal the decisions with two or more actions in ``multi``.  Returns
-    (status, jobs done, uniforms used)."""
+    ``ranks`` and stream ``auxs``.  Keys (``EV`` with rows, see ``_event``): random play with
+    the moves of ``random.Random.choice`` on the twister, each seat's key written to ``KEYS``
+    (``KN[0]`` of them) at the decisions its kind counts (``_key``), and per deal the
+    decisions with two or more actions in ``multi``.  Returns (status, jobs done, uniforms
+    used)."""
     n_cards = CT.shape[1]
     n_phases = P.shape[0]
     S = np.zeros(SCALARS, np.int64)
@@ -1000,10 +999,11 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
     C = np.zeros(2, np.int64)
     U = np.zeros(2, np.int64)
     KH = np.zeros((1, 2), np.uint64)  # a key being hashed
+    OWN = np.zeros((2, 4), np.int64)  # per seat: its decisions so far, then the last three
     keyed = EV.shape[0] > 0
     fine = keyed and EV[0, 2] != 0
     twister = not rollout and uniforms.shape[0] == 0
-    moves_mode = MOVES_L0 if rollout else MOVES_UNIFORM
+    moves_mode = MOVES_L0 if rollout else MOVES_CHOICE if keyed else MOVES_UNIFORM
     n_jobs = job_start.shape[0] if rollout else seeds.shape[0]
     rank = ranks[0]
     aux = auxs[0]
@@ -1214,7 +1214,6 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
             if m == 0:
                 return EMPTY_MENU, d, U[0]
             seat = S[S_PLAYER]
-            opened = 1 if S[S_NBETS] > 0 else 0
             if keyed:
                 if m > 1:
                     multi[d] += 1
@@ -1229,7 +1228,7 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
             if first_action >= 0:  # the action the caller plays first
                 i = first_action
                 first_action = -1
-            elif choice:  # random.Random.choice: getrandbits(m.bit_length()) until below m
+            elif moves_mode == MOVES_CHOICE:  # getrandbits(m.bit_length()) until below m
                 bits = 0
                 while (m >> bits) > 0:
                     bits += 1
@@ -1257,12 +1256,10 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
             code, amount = menu[i, 0], menu[i, 1]
             action = 0
             if keyed:
+                opened = 1 if S[S_NBETS] > 0 else 0  # before the move changes it
                 action = _action_id(kind, p, code, amount, opened, SZ, SIM, False)
-                _own(
-                    OWN,
-                    seat,
-                    action if fine else _action_id(kind, p, code, amount, opened, SZ, SIM, True),
-                )
+                own = action if fine else _action_id(kind, p, code, amount, opened, SZ, SIM, True)
+                _own(OWN, seat, own)
             if kind == BETTING:
                 _event(EV, VIS_PUBLIC, E_ACT, seat, action, 0, 0)
                 if code == FOLD:
@@ -1467,7 +1464,6 @@ def play_uniform(  # type: ignore[no-untyped-def]  # pragma: no cover
         reached,
         evaluated,
         held,
-        False,
         np.zeros((0, 3), np.uint64),
         np.zeros((0, 3), np.uint64),
         np.zeros(1, np.int64),
@@ -1502,7 +1498,6 @@ def _from_the_shuffle(  # type: ignore[no-untyped-def]  # pragma: no cover
     reached,
     evaluated,
     held,
-    choice,
     EV,
     KEYS,
     KN,
@@ -1552,9 +1547,7 @@ def _from_the_shuffle(  # type: ignore[no-untyped-def]  # pragma: no cover
         reached,
         evaluated,
         held,
-        choice,
         EV,
-        np.zeros((2, 4), np.int64),
         KEYS,
         KN,
         multi,
@@ -1639,9 +1632,7 @@ def play_l0(  # type: ignore[no-untyped-def]  # pragma: no cover
         np.zeros(n_phases, np.int64),
         np.zeros(ET.shape, np.int64),
         np.zeros(ET.shape, np.int64),
-        False,
         np.zeros((0, 3), np.uint64),
-        np.zeros((2, 4), np.int64),
         np.zeros((0, 3), np.uint64),
         np.zeros(1, np.int64),
         np.zeros(1, np.int64),
@@ -1711,7 +1702,6 @@ def play_keys(  # type: ignore[no-untyped-def]  # pragma: no cover
         np.zeros(n_phases, np.int64),
         np.zeros(ET.shape, np.int64),
         np.zeros(ET.shape, np.int64),
-        True,
         EV,
         KEYS,
         KN,

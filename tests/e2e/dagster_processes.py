@@ -31,11 +31,10 @@ from typing import Any
 
 import httpx
 
-from arena.tournament.shards import die_with_parent
 from assets.roster import DEMO_ROSTER
 from pipelines.automation import AUTOMATION_TAGS, INTERVAL_ENV_VAR, REFRESH_TAG, ROOT_ASSETS
 from tests.e2e.chromium import HEADLESS_FLAGS
-from tests.support import REPO_ROOT
+from tests.support import REPO_ROOT, default_signals
 
 LOCATION = "genstrat"
 REPOSITORY = "__repository__"
@@ -61,19 +60,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def default_signals(parent: int) -> None:
-    """``preexec_fn`` of every process started here (``parent``: the starting process's pid):
-    default SIGTERM/SIGINT (they may be inherited ignored), a process group of its own, to
-    stop it with its children, and a SIGTERM when the thread that started it dies
-    (``die_with_parent``, as the tournament's workers): a test session killed before its
-    fixtures stop their processes (SIGTERM to pytest, SIGKILL, an xdist worker lost) leaves no
-    webserver or daemon running."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    os.setsid()
-    die_with_parent(parent, signal.SIGTERM)
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:

@@ -16,7 +16,7 @@ from tests.support import gone, outliving, stand_in_session
 SESSION = textwrap.dedent(
     """
     import functools, os, subprocess, sys, time
-    from tests.e2e.dagster_processes import default_signals
+    from tests.support import default_signals
     child = subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(300)"],
         preexec_fn=functools.partial(default_signals, os.getpid()),

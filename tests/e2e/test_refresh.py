@@ -58,7 +58,6 @@ from tests.e2e.dagster_processes import (
     Driver,
     Run,
     chromium_path,
-    default_signals,
     deployment,
     embedded_png,
     fast_automation,
@@ -68,7 +67,7 @@ from tests.e2e.dagster_processes import (
     stop,
     timeline,
 )
-from tests.support import REPO_ROOT
+from tests.support import REPO_ROOT, default_signals
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
