@@ -41,7 +41,9 @@ class World:
     """A decision of ``seat`` with the unseen cards re-dealt.
 
     ``actions`` maps each action of the real menu to its name in this world (a swap names its
-    card, which the uninformed player's world may have renamed).
+    card, which the uninformed player's world may have renamed).  ``state`` may be shared
+    with other worlds of the same decision that re-dealt the same cards: read it, and clone
+    it before moving it (``FixedChanceTree`` and the compiled rollouts only read it).
     """
 
     state: State
@@ -190,37 +192,59 @@ class WorldSampler:
         self.target = _signature(reference, seat, self.masked)
         self.labels = reference.g.label_of
         self.hand = list(reference.hands[seat])
+        # Each re-deal judged once: its replay is a function of its mapped steps alone, and a
+        # small U has few re-deals (the attempts of a decision's worlds repeat them often).
+        self.judged: dict[tuple[Step, ...], tuple[State, list[str]] | None] = {}
+        # The steps a re-deal changes, in order: (index, kind, the card dealt, the outcomes of
+        # a pick the seat did not see, or the card a swap gave away); the others are kept.
+        self.steps = list(trace.steps[:upto])
+        self.patches: list[tuple[int, str, Any]] = []
+        for i in range(upto):
+            k = trace.kinds[i]
+            if k == CARD:
+                self.patches.append((i, k, trace.steps[i][1]))
+            elif k == PICK and seat not in trace.pick_seen[i]:
+                self.patches.append((i, k, trace.pick_sizes[i]))
+            elif k == ACTION and trace.discards[i] >= 0:
+                self.patches.append((i, k, trace.discards[i]))
+
+    def _judge(self, mapped: list[Step]) -> tuple[State, list[str]] | None:
+        """The replay of ``mapped`` and its legal actions, or None when it is impossible, is
+        not a decision of the seat or shows the seat another information state."""
+        world = replay_steps(self.spec, mapped)
+        if world is None or world.current_player != self.seat:
+            return None
+        if _signature(world, self.seat, self.masked) != self.target:
+            return None
+        return world, world.legal_actions()
 
     def draw(self, rng: np.random.Generator) -> World:
-        """One world (see the module docstring)."""
-        spec, trace, upto, seat = self.spec, self.trace, self.upto, self.seat
-        unseen, masked, labels, menu = self.unseen, self.masked, self.labels, self.menu
-        kinds, steps = trace.kinds, trace.steps
+        """One world (see the module docstring).  Its state is shared with the other worlds
+        of this sampler that re-deal the same way: read it, clone it before moving it."""
+        spec, unseen, labels, menu = self.spec, self.unseen, self.labels, self.menu
+        judged, patches = self.judged, self.patches
         for attempt in range(1, self.attempts + 1):
             if not unseen:
                 break
             permuted = rng.permutation(len(unseen)).tolist()
             mapping = {card: unseen[j] for card, j in zip(unseen, permuted, strict=True)}
-            mapped: list[Step] = []
-            for i in range(upto):
-                kind, value = steps[i]
-                k = kinds[i]
+            mapped = self.steps[:]
+            for i, k, value in patches:  # in step order: the picks draw as the steps come
                 if k == CARD:
-                    mapped.append((kind, mapping.get(value, value)))
-                elif k == PICK and seat not in trace.pick_seen[i]:
-                    mapped.append((kind, int(rng.integers(trace.pick_sizes[i]))))
-                elif k == ACTION and trace.discards[i] >= 0:
-                    card = trace.discards[i]
-                    mapped.append((kind, "swap " + labels[mapping.get(card, card)]))
-                else:
-                    mapped.append((kind, value))
-            world = replay_steps(spec, mapped)
-            if world is None or world.current_player != seat:
+                    mapped[i] = ("chance", mapping.get(value, value))
+                elif k == PICK:
+                    mapped[i] = ("chance", int(rng.integers(value)))
+                else:  # a swap, renamed after the card it now gives away
+                    mapped[i] = ("action", "swap " + labels[mapping.get(value, value)])
+            key = tuple(mapped)
+            if key in judged:
+                found = judged[key]
+            else:
+                found = judged[key] = self._judge(mapped)
+            if found is None:
                 continue
-            if _signature(world, seat, masked) != self.target:
-                continue
+            world, legal = found
             actions = {a: _rename(a, self.hand, labels, mapping) for a in menu}
-            legal = world.legal_actions()
             if any(a not in legal for a in actions.values()):
                 continue
             return World(world, actions, draw_chance(spec, rng), False, attempt)
