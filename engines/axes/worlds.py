@@ -194,7 +194,7 @@ class WorldSampler:
         self.hand = list(reference.hands[seat])
         # Each re-deal judged once: its replay is a function of its mapped steps alone, and a
         # small U has few re-deals (the attempts of a decision's worlds repeat them often).
-        self.judged: dict[tuple[Step, ...], tuple[State, list[str]] | None] = {}
+        self.judged: dict[tuple[Step, ...], tuple[State, tuple[str, ...]] | None] = {}
         # The steps a re-deal changes, in order: (index, kind, the card dealt, the outcomes of
         # a pick the seat did not see, or the card a swap gave away); the others are kept.
         self.steps = list(trace.steps[:upto])
@@ -208,7 +208,7 @@ class WorldSampler:
             elif k == ACTION and trace.discards[i] >= 0:
                 self.patches.append((i, k, trace.discards[i]))
 
-    def _judge(self, mapped: list[Step]) -> tuple[State, list[str]] | None:
+    def _judge(self, mapped: list[Step]) -> tuple[State, tuple[str, ...]] | None:
         """The replay of ``mapped`` and its legal actions, or None when it is impossible, is
         not a decision of the seat or shows the seat another information state."""
         world = replay_steps(self.spec, mapped)

@@ -527,59 +527,63 @@ def python_uniforms(rng: random.Random, n: int) -> np.ndarray:
 # --- finishing deals from positions (the axes' rollouts) ---------------------------------------
 
 
-def load(spec: GameSpec, state: State) -> tuple[np.ndarray, ...] | None:
-    """The arrays of a deal paused at a decision, as ``batch_kernel.play_l0`` loads them:
-    scalars, deck, hands, board, chips (stacks, contributions, this round's, points),
-    positions, choices, side bets.  None for a state the loop cannot hold (not at a
-    decision, a choice it does not record)."""
-    if state.current_player < 0:
-        return None
+def load(spec: GameSpec, states: Sequence[State]) -> tuple[np.ndarray, ...] | None:
+    """The arrays of deals paused at decisions, row ``i`` for ``states[i]``, as
+    ``batch_kernel.play_l0`` loads them: scalars, deck, hands, board, chips (stacks,
+    contributions, this round's, points), positions, choices, side bets.  None if a state is
+    one the loop cannot hold (not at a decision, a choice it does not record)."""
     t = tables(spec)
     n = t.cards.shape[1]
     n_phases = len(spec.phases)
-    S = np.zeros(k.SCALARS, np.int64)
-    S[k.S_PHASE] = state.phase
-    S[k.S_PLAYER] = state.current_player
-    S[k.S_NBETS] = state.n_bets
-    S[k.S_TOP] = state.top[0] if state.top else -1
-    S[k.S_DECKN] = len(state.deck)
-    S[k.S_BOARDN] = len(state.board)
-    S[k.S_HN0], S[k.S_HN1] = len(state.hands[0]), len(state.hands[1])
-    S[k.S_QN] = len(state.queue)
-    for i, seat in enumerate(state.queue[:2]):
-        S[k.S_Q0 + i] = seat
-    S[k.S_NSIDE] = len(state.side)
-    S[k.S_WINNER] = state.winner
-    S[k.S_SEL0] = S[k.S_SEL1] = -1
-    S[k.S_ACTED0], S[k.S_ACTED1] = int(state.acted[0]), int(state.acted[1])
-    S[k.S_MODE] = k.MODE_DECIDE
-    deck = np.zeros(n, np.int64)
-    deck[: len(state.deck)] = sorted(state.deck)
-    hands = np.zeros((2, n), np.int64)
-    for seat in (0, 1):
-        hands[seat, : len(state.hands[seat])] = state.hands[seat]
-    board = np.zeros(n, np.int64)
-    board[: len(state.board)] = state.board
-    chips = np.array([state.stacks, state.contrib, state.round, state.points], dtype=np.int64)
-    positions = np.full(t.n_positions + 1, -1, np.int64)
-    for name, holder in state.positions.items():
-        if name not in t.position_index:
-            return None
-        positions[t.position_index[name]] = -1 if holder is None else holder
-    choices = np.full((n_phases, 2), -1, np.int64)
+    m = len(states)
+    S = np.zeros((m, k.SCALARS), np.int64)
+    deck = np.zeros((m, n), np.int64)
+    hands = np.zeros((m, 2, n), np.int64)
+    board = np.zeros((m, n), np.int64)
+    chips = np.zeros((m, 4, 2), np.int64)
+    positions = np.full((m, t.n_positions + 1), -1, np.int64)
+    choices = np.full((m, n_phases, 2), -1, np.int64)
+    side = np.zeros((m, 2 * n_phases + 2, 2), np.int64)
     index = {p.id: i for i, p in enumerate(spec.phases)}
-    for (phase_id, seat), action in state.choices.items():
-        names = choice_names(spec.phases[index[phase_id]])
-        if action not in names:
+    for row, state in enumerate(states):
+        if state.current_player < 0:
             return None
-        choices[index[phase_id], seat] = names.index(action)
-    phase = spec.phases[state.phase]
-    selected = state.selection[0]
-    if selected is not None and isinstance(phase, SimultaneousPhase | AuctionPhase):
-        S[k.S_SEL0] = choice_names(phase).index(selected)
-    side = np.zeros((2 * n_phases + 2, 2), np.int64)
-    for i, (bettor, stake_index) in enumerate(state.side):
-        side[i] = (bettor, stake_index)
+        s = S[row]
+        s[k.S_PHASE] = state.phase
+        s[k.S_PLAYER] = state.current_player
+        s[k.S_NBETS] = state.n_bets
+        s[k.S_TOP] = state.top[0] if state.top else -1
+        s[k.S_DECKN] = len(state.deck)
+        s[k.S_BOARDN] = len(state.board)
+        s[k.S_HN0], s[k.S_HN1] = len(state.hands[0]), len(state.hands[1])
+        s[k.S_QN] = len(state.queue)
+        for i, seat in enumerate(state.queue[:2]):
+            s[k.S_Q0 + i] = seat
+        s[k.S_NSIDE] = len(state.side)
+        s[k.S_WINNER] = state.winner
+        s[k.S_SEL0] = s[k.S_SEL1] = -1
+        s[k.S_ACTED0], s[k.S_ACTED1] = int(state.acted[0]), int(state.acted[1])
+        s[k.S_MODE] = k.MODE_DECIDE
+        deck[row, : len(state.deck)] = sorted(state.deck)
+        for seat in (0, 1):
+            hands[row, seat, : len(state.hands[seat])] = state.hands[seat]
+        board[row, : len(state.board)] = state.board
+        chips[row] = (state.stacks, state.contrib, state.round, state.points)
+        for name, holder in state.positions.items():
+            if name not in t.position_index:
+                return None
+            positions[row, t.position_index[name]] = -1 if holder is None else holder
+        for (phase_id, seat), action in state.choices.items():
+            names = choice_names(spec.phases[index[phase_id]])
+            if action not in names:
+                return None
+            choices[row, index[phase_id], seat] = names.index(action)
+        phase = spec.phases[state.phase]
+        selected = state.selection[0]
+        if selected is not None and isinstance(phase, SimultaneousPhase | AuctionPhase):
+            s[k.S_SEL0] = choice_names(phase).index(selected)
+        for i, (bettor, stake_index) in enumerate(state.side):
+            side[row, i] = (bettor, stake_index)
     return S, deck, hands, board, chips, positions, choices, side
 
 
@@ -598,14 +602,18 @@ def l0_rollouts(
     deal needs the interpreter.  A state listed as several starts (one position, several
     futures) is loaded once."""
     t = tables(spec)
-    by_state: dict[int, tuple[np.ndarray, ...] | None] = {}  # a start listed again loads once
+    rows: dict[int, int] = {}  # a start listed again loads once
+    distinct: list[State] = []
     for state in starts:
-        if id(state) not in by_state:
-            by_state[id(state)] = load(spec, state)
-    loaded = [by_state[id(state)] for state in starts]
-    if not jobs or any(x is None for x in loaded):
+        if id(state) not in rows:
+            rows[id(state)] = len(distinct)
+            distinct.append(state)
+    loaded = load(spec, distinct)
+    if not jobs or loaded is None:
         return None
-    stacked = [np.stack([x[f] for x in loaded if x is not None]) for f in range(8)]
+    if len(distinct) < len(starts):
+        which = np.array([rows[id(state)] for state in starts], dtype=np.intp)
+        loaded = tuple(x[which] for x in loaded)
     actions = []
     for start, action in jobs:
         legal = starts[start].legal_actions()
@@ -626,7 +634,7 @@ def l0_rollouts(
         t.rules,
         t.n_suits,
         t.stack,
-        *stacked,
+        *loaded,
         np.array([j[0] for j in jobs], dtype=np.int64),
         np.array(actions, dtype=np.int64),
         np.array([f[0] for f in futures], dtype=np.int64),

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.axes import information
+from engines.axes import information, worlds
 from engines.axes.budgets import axis_budget, screening_budget
 from engines.axes.compute import compute_axes
 from engines.axes.decisions import decision_distribution
@@ -300,3 +300,34 @@ def test_search_rollouts_of_generated_games(seed: int, complexity: float) -> Non
 def test_the_state_space_count_equals_the_interpreted_count(name: str) -> None:
     spec = GAMES[name]
     assert state_space(spec, 300, 3) == state_space(spec, 300, 3, interpreted=True)
+
+
+@pytest.mark.parametrize("name", ["leduc", "example4643", "seed43"])
+def test_the_worlds_states_that_decisions_share_are_never_moved(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A decision's worlds that re-dealt alike share one state (``WorldSampler.draw``): the
+    replays and the search players' rollouts read it and never move it, on either path."""
+    spec = GAMES[name]
+    drawn: list[tuple[Any, list[Any], list[Any]]] = []
+    draw = worlds.WorldSampler.draw
+
+    def kept(self: worlds.WorldSampler, rng: np.random.Generator) -> worlds.World:
+        world = draw(self, rng)
+        drawn.append((world.state, list(world.state.events), list(world.state.history)))
+        return world
+
+    monkeypatch.setattr(worlds.WorldSampler, "draw", kept)
+    budget = axis_budget("quick")
+    population = build_population(spec, budget, 5)
+    selfplay = decision_distribution(spec, population, budget, 9)
+    for interpreted in (False, True):
+        for decision in selfplay.decisions[:3]:
+            trace = selfplay.traces[decision.deal]
+            action_values(spec, trace, decision, population, budget, 2, interpreted=interpreted)
+        for seat in (0, 1):
+            information_differences(spec, population, _SEARCH, 7, seat, 0, interpreted=interpreted)
+    shared = len(drawn) - len({id(state) for state, _, _ in drawn})
+    assert shared > 0  # some worlds did share a state: not vacuous
+    for state, events, history in drawn:
+        assert state.events == events and state.history == history

@@ -10,9 +10,26 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from engines.axes.play import ACTION, DealTrace, Stream, draw_chance, play_traced, stream_length
+from engines.axes.play import (
+    ACTION,
+    CARD,
+    PICK,
+    DealTrace,
+    Step,
+    Stream,
+    draw_chance,
+    play_traced,
+    stream_length,
+)
 from engines.axes.population import L0
-from engines.axes.worlds import WorldSampler, replay_steps, resample_world, unseen_cards
+from engines.axes.worlds import (
+    World,
+    WorldSampler,
+    masked_view,
+    replay_steps,
+    resample_world,
+    unseen_cards,
+)
 from engines.gbg import presets
 from engines.gbg.engine import State
 from engines.gbg.generator import GenerationConfig, generate
@@ -178,3 +195,112 @@ def test_a_sampler_draws_the_worlds_resample_world_draws(
                 assert (world.fallback, world.attempts) == (other.fallback, other.attempts)
                 drawn += 1
     assume(drawn > 0)  # a generated game may have no decision at all (the filter rejects it)
+
+
+def _draw_without_memo(sampler: WorldSampler, rng: np.random.Generator) -> World:
+    """The draw as the module docstring states it, every attempt replayed from the start: the
+    reference for the sampler, which judges each re-deal once and patches only what changes."""
+    trace, seat, unseen = sampler.trace, sampler.seat, sampler.unseen
+    labels = sampler.labels
+    for attempt in range(1, sampler.attempts + 1):
+        if not unseen:
+            break
+        permuted = rng.permutation(len(unseen)).tolist()
+        mapping = {card: unseen[j] for card, j in zip(unseen, permuted, strict=True)}
+        mapped: list[Step] = []
+        for i in range(sampler.upto):
+            kind, value = trace.steps[i]
+            if trace.kinds[i] == CARD:
+                mapped.append((kind, mapping.get(value, value)))
+            elif trace.kinds[i] == PICK and seat not in trace.pick_seen[i]:
+                mapped.append((kind, int(rng.integers(trace.pick_sizes[i]))))
+            elif trace.kinds[i] == ACTION and trace.discards[i] >= 0:
+                card = trace.discards[i]
+                mapped.append((kind, "swap " + labels[mapping.get(card, card)]))
+            else:
+                mapped.append((kind, value))
+        world = replay_steps(sampler.spec, mapped)
+        if world is None or world.current_player != seat:
+            continue
+        if sampler.masked is None:
+            if world.information_state(seat) != sampler.target:
+                continue
+        elif masked_view(world, seat, sampler.masked) != sampler.target:
+            continue
+        hand = sampler.hand
+        actions = {}
+        for a in sampler.menu:
+            renamed = a
+            if a.startswith("swap "):
+                held = [c for c in hand if labels[c] == a[5:]]
+                if held:
+                    renamed = "swap " + labels[mapping.get(held[0], held[0])]
+            actions[a] = renamed
+        if any(a not in world.legal_actions() for a in actions.values()):
+            continue
+        return World(world, actions, draw_chance(sampler.spec, rng), False, attempt)
+    return World(
+        sampler.reference.clone(),
+        {a: a for a in sampler.menu},
+        draw_chance(sampler.spec, rng),
+        fallback=bool(unseen),
+        attempts=sampler.attempts if unseen else 0,
+    )
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(min_value=0, max_value=2**40),
+    complexity=st.floats(min_value=0.5, max_value=4.0, allow_nan=False),
+    informed=st.booleans(),
+)
+def test_judging_each_re_deal_once_draws_the_worlds_of_replaying_every_attempt(
+    seed: int, complexity: float, informed: bool
+) -> None:
+    """Twelve worlds per decision, drawn by the sampler and by replaying every attempt afresh
+    from generators in the same state: the same worlds one by one, and the sampler's worlds
+    that re-dealt alike share one state, which nothing moved."""
+    spec = generate(seed, GenerationConfig(complexity=complexity))
+    drawn = attempts = judged = 0
+    for trace in random_deals(spec, 3, seed=seed % 1000):
+        for upto, state in decisions(spec, trace)[:4]:
+            seat = state.current_player
+            sampler = WorldSampler(
+                spec, trace, upto, seat, condition_on_own_hand=informed, reference=state
+            )
+            ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+            histories = []
+            for _ in range(12):
+                world = sampler.draw(ours)
+                other = _draw_without_memo(sampler, theirs)
+                assert world.state.history == other.state.history
+                assert world.state.events == other.state.events
+                assert world.actions == other.actions
+                assert (world.chance.rank, world.chance.aux) == (
+                    other.chance.rank,
+                    other.chance.aux,
+                )
+                assert (world.fallback, world.attempts) == (other.fallback, other.attempts)
+                histories.append((world.state, list(world.state.events)))
+                attempts += world.attempts
+                drawn += 1
+            judged += len(sampler.judged)
+            for shared, events in histories:  # no caller of draw moved a shared state
+                assert shared.events == events
+    assume(drawn > 0)  # a generated game may have no decision at all (the filter rejects it)
+    assert judged <= attempts
+
+
+def test_the_sampler_replays_a_re_deal_it_has_judged_no_more() -> None:
+    """On Leduc's first decision (five unseen cards for the opponent's one) the 24 worlds
+    of a decision need far fewer replays than attempts: each re-deal is judged once."""
+    spec = presets.leduc()
+    (trace,) = random_deals(spec, 1, seed=3)
+    upto, state = decisions(spec, trace)[0]
+    sampler = WorldSampler(spec, trace, upto, state.current_player, reference=state)
+    rng = np.random.default_rng(11)
+    worlds = [sampler.draw(rng) for _ in range(24)]
+    assert sum(w.attempts for w in worlds) == 24  # every first attempt is a consistent re-deal
+    assert len(sampler.judged) <= len(unseen_cards(state, state.current_player))
+    by_deal = {tuple(w.state.hands[1 - state.current_player]): w.state for w in worlds}
+    assert all(w.state is by_deal[tuple(w.state.hands[1 - state.current_player])] for w in worlds)

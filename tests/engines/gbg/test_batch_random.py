@@ -278,9 +278,10 @@ def test_a_generator_is_left_alone_when_the_game_is_handed_back() -> None:
 # --- rollouts from positions (the information axis's search) ------------------------------------
 
 
-def _rollouts_both(spec: GameSpec, seed: int, max_amounts: int) -> int:
+def _rollouts_both(spec: GameSpec, seed: int, max_amounts: int) -> tuple[int, int]:
     """From decisions reached by random explicit-chance play, every action finished by the
-    compiled L0 rollouts and by ``play_out``; returns how many jobs were compared."""
+    compiled L0 rollouts and by ``play_out``; returns how many jobs were compared and how
+    many starts repeated a state object listed before."""
     from engines.axes.play import Stream, chip_lead, draw_chance, play_out, resolve_chance
     from engines.axes.population import L0
     from engines.gbg.batch_random import l0_rollouts
@@ -297,26 +298,30 @@ def _rollouts_both(spec: GameSpec, seed: int, max_amounts: int) -> int:
                 resolve_chance(state, chance.rank, aux)
                 continue
             if len(state.legal_actions()) > 1 and rng.random() < 0.5:
-                world = draw_chance(spec, rng)  # the rollout's own future, as a world's
-                moves = rng.random(len(world.aux)).tolist()
-                for action in state.legal_actions():
-                    replay = state.clone()
-                    replay.apply(action)
-                    play_out(
-                        replay, [L0, L0], world.rank, world.stream(), Stream(moves), max_amounts
-                    )
-                    expected.append(chip_lead(replay, 0) // 2)
-                    jobs.append((len(starts), action))
-                starts.append(state.clone())
-                futures.append((world.rank, world.aux, moves))
+                # One position under one or two futures, listed once per future as one state
+                # object (a decision's worlds that re-dealt alike): it is loaded once.
+                position = state.clone()
+                for _ in range(1 + int(rng.random() < 0.5)):
+                    world = draw_chance(spec, rng)  # the rollout's own future, as a world's
+                    moves = rng.random(len(world.aux)).tolist()
+                    for action in state.legal_actions():
+                        replay = state.clone()
+                        replay.apply(action)
+                        play_out(
+                            replay, [L0, L0], world.rank, world.stream(), Stream(moves), max_amounts
+                        )
+                        expected.append(chip_lead(replay, 0) // 2)
+                        jobs.append((len(starts), action))
+                    starts.append(position)
+                    futures.append((world.rank, world.aux, moves))
             legal = state.legal_actions()
             state.apply(legal[int(rng.integers(len(legal)))])
     if not jobs:
-        return 0
+        return 0, 0
     returns = l0_rollouts(spec, starts, futures, jobs, max_amounts)
     assert returns is not None
     assert returns.tolist() == expected
-    return len(jobs)
+    return len(jobs), len(starts) - len({id(start) for start in starts})
 
 
 @pytest.mark.parametrize(
@@ -325,7 +330,8 @@ def _rollouts_both(spec: GameSpec, seed: int, max_amounts: int) -> int:
     ids=["kuhn", "leduc", "example4643", "holdem-limit"],
 )
 def test_rollouts_from_positions_equal_play_out_on_every_preset(spec: GameSpec) -> None:
-    assert _rollouts_both(spec, 5, 6) > 0
+    jobs, repeated = _rollouts_both(spec, 5, 6)
+    assert jobs > 0 and repeated > 0
 
 
 @settings(max_examples=120, deadline=None, derandomize=True)
