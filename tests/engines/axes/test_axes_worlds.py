@@ -162,41 +162,6 @@ def test_worlds_are_reproducible_and_fall_back_to_the_true_cards() -> None:
         resample_world(spec, trace, upto, 1 - seat, np.random.default_rng(3))
 
 
-@settings(max_examples=20, deadline=None, derandomize=True)
-@given(
-    seed=st.integers(min_value=0, max_value=2**40),
-    complexity=st.floats(min_value=0.5, max_value=4.0, allow_nan=False),
-    informed=st.booleans(),
-)
-def test_a_sampler_draws_the_worlds_resample_world_draws(
-    seed: int, complexity: float, informed: bool
-) -> None:
-    """Several worlds of one decision from one ``WorldSampler`` are, one by one, the worlds
-    ``resample_world`` draws from a generator in the same state: the same re-deal, menu
-    renaming, future, fallback and attempts (the sampler prepares once what they share)."""
-    spec = generate(seed, GenerationConfig(complexity=complexity))
-    drawn = 0
-    for trace in random_deals(spec, 3, seed=seed % 1000):
-        for upto, state in decisions(spec, trace)[:4]:
-            seat = state.current_player
-            kwargs = {"condition_on_own_hand": informed, "attempts": 6, "reference": state}
-            sampler = WorldSampler(spec, trace, upto, seat, **kwargs)  # type: ignore[arg-type]
-            ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
-            for _ in range(3):
-                world = sampler.draw(ours)
-                other = resample_world(spec, trace, upto, seat, theirs, **kwargs)  # type: ignore[arg-type]
-                assert world.state.history == other.state.history
-                assert world.state.hands == other.state.hands
-                assert world.actions == other.actions
-                assert (world.chance.rank, world.chance.aux) == (
-                    other.chance.rank,
-                    other.chance.aux,
-                )
-                assert (world.fallback, world.attempts) == (other.fallback, other.attempts)
-                drawn += 1
-    assume(drawn > 0)  # a generated game may have no decision at all (the filter rejects it)
-
-
 def _draw_without_memo(sampler: WorldSampler, rng: np.random.Generator) -> World:
     """The draw as the module docstring states it, every attempt replayed from the start: the
     reference for the sampler, which judges each re-deal once and patches only what changes."""
@@ -253,42 +218,58 @@ def _draw_without_memo(sampler: WorldSampler, rng: np.random.Generator) -> World
     seed=st.integers(min_value=0, max_value=2**40),
     complexity=st.floats(min_value=0.5, max_value=4.0, allow_nan=False),
     informed=st.booleans(),
+    attempts=st.sampled_from([1, 6, 24]),
 )
-def test_judging_each_re_deal_once_draws_the_worlds_of_replaying_every_attempt(
-    seed: int, complexity: float, informed: bool
+def test_a_sampler_draws_the_worlds_of_replaying_every_attempt_afresh(
+    seed: int, complexity: float, informed: bool, attempts: int
 ) -> None:
-    """Twelve worlds per decision, drawn by the sampler and by replaying every attempt afresh
-    from generators in the same state: the same worlds one by one, and the sampler's worlds
-    that re-dealt alike share one state, which nothing moved."""
+    """Twelve worlds of one decision from one ``WorldSampler`` are, one by one, the worlds
+    ``resample_world`` draws and the worlds of replaying every attempt afresh, from generators
+    in the same state: the same re-deal, menu renaming, future, fallback and attempts (the
+    sampler prepares once what they share and judges each re-deal once).  Its worlds that
+    re-dealt alike share one state, which nothing moved."""
     spec = generate(seed, GenerationConfig(complexity=complexity))
-    drawn = attempts = judged = 0
+    drawn = 0
     for trace in random_deals(spec, 3, seed=seed % 1000):
         for upto, state in decisions(spec, trace)[:4]:
             seat = state.current_player
             sampler = WorldSampler(
-                spec, trace, upto, seat, condition_on_own_hand=informed, reference=state
+                spec,
+                trace,
+                upto,
+                seat,
+                condition_on_own_hand=informed,
+                attempts=attempts,
+                reference=state,
             )
-            ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
-            histories = []
+            ours, fresh, afresh = (np.random.default_rng(seed) for _ in range(3))
+            kept = []
             for _ in range(12):
                 world = sampler.draw(ours)
-                other = _draw_without_memo(sampler, theirs)
-                assert world.state.history == other.state.history
-                assert world.state.events == other.state.events
-                assert world.actions == other.actions
-                assert (world.chance.rank, world.chance.aux) == (
-                    other.chance.rank,
-                    other.chance.aux,
+                one = resample_world(
+                    spec,
+                    trace,
+                    upto,
+                    seat,
+                    fresh,
+                    condition_on_own_hand=informed,
+                    attempts=attempts,
+                    reference=state,
                 )
-                assert (world.fallback, world.attempts) == (other.fallback, other.attempts)
-                histories.append((world.state, list(world.state.events)))
-                attempts += world.attempts
+                for other in (one, _draw_without_memo(sampler, afresh)):
+                    assert world.state.history == other.state.history
+                    assert world.state.events == other.state.events
+                    assert world.actions == other.actions
+                    assert (world.chance.rank, world.chance.aux) == (
+                        other.chance.rank,
+                        other.chance.aux,
+                    )
+                    assert (world.fallback, world.attempts) == (other.fallback, other.attempts)
+                kept.append((world.state, list(world.state.events)))
                 drawn += 1
-            judged += len(sampler.judged)
-            for shared, events in histories:  # no caller of draw moved a shared state
+            for shared, events in kept:  # no caller of draw moved a shared state
                 assert shared.events == events
     assume(drawn > 0)  # a generated game may have no decision at all (the filter rejects it)
-    assert judged <= attempts
 
 
 def test_the_sampler_replays_a_re_deal_it_has_judged_no_more() -> None:
