@@ -601,6 +601,8 @@ def l0_rollouts(
     Returns Alice's returns per job (the game is zero-sum), or None when a position or a
     deal needs the interpreter.  A state listed as several starts (one position, several
     futures) is loaded once."""
+    if not jobs:
+        return None
     t = tables(spec)
     rows: dict[int, int] = {}  # a start listed again loads once
     distinct: list[State] = []
@@ -609,7 +611,7 @@ def l0_rollouts(
             rows[id(state)] = len(distinct)
             distinct.append(state)
     loaded = load(spec, distinct)
-    if not jobs or loaded is None:
+    if loaded is None:
         return None
     if len(distinct) < len(starts):
         which = np.array([rows[id(state)] for state in starts], dtype=np.intp)

@@ -123,7 +123,7 @@ def solve_sequence_form(form: SequenceForm) -> float:
     upper = sparse.hstack([-form.payoff.T, f.T]).tocsr()  # F'q - A'x <= 0
     equal = sparse.hstack([e, sparse.csr_matrix((e.shape[0], n_q))]).tocsr()  # E x = e
     bounds = [(0.0, None)] * n_x + [(None, None)] * n_q
-    # Imported here: scipy.optimize costs about 0.2 s to import, and every process that loads
+    # Imported here: scipy.optimize takes about 0.13 s to import, and every process that loads
     # the code location (each Dagster run) imports this module, most without solving anything.
     from scipy.optimize import linprog
 
