@@ -5,6 +5,15 @@ screening axes and the axes of a game use: both cores by default (the machine's 
 and none inside a daemonic process (a Dask worker may not start children; the cluster provides
 the parallelism there), where the tasks run in the calling process.  Results do not depend on
 the number of workers (each task draws only from seeds derived from its identity).
+
+Workers are forked, whatever the calling process's default start method.  A run that the
+daemon launches is itself started by ``multiprocessing``'s spawn, and a spawned process passes
+spawn on to its children: each worker would then start a fresh interpreter and import the
+engines and load the compiled kernels again before its first task (1.2 to 1.8 s of wall time
+per pool, i.e. per game of ``axis_scores``, in ``benchmarks/pool_start.py``).  Forked workers
+share what the caller has already imported and compiled, as they always did under ``make run``
+and the tests.  The tasks are pure computations: they touch none of the locks the caller's
+threads (Dagster's log and event writers) may hold when the pool forks.
 """
 
 from __future__ import annotations
@@ -28,12 +37,22 @@ def default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
+def _context() -> multiprocessing.context.BaseContext:
+    """Fork where the platform has it (module docstring), else the platform's default."""
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
 class ProcessPool:
     """A ``TaskPool`` of worker processes."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, start_method: str | None = None) -> None:
+        """``start_method`` overrides the fork of the module docstring (the benchmark's
+        comparison, ``benchmarks/pool_start.py``)."""
         self._workers = workers
-        self._executor = ProcessPoolExecutor(max_workers=workers)
+        context = _context() if start_method is None else multiprocessing.get_context(start_method)
+        self._executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
 
     @property
     def workers(self) -> int:
