@@ -117,4 +117,4 @@ def program_moves(program: Program, state: State, seat: int, seeds: int) -> list
     (a program is deterministic given its seed, so this is its move distribution there)."""
     legal = list(state.legal_actions())
     obs = program_observation(state, seat)
-    return [program.act(obs, legal, seed=k) for k in range(seeds)]
+    return program.act_many(obs, legal, range(seeds))

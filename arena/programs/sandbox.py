@@ -70,6 +70,7 @@ import sys
 import sysconfig
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -352,6 +353,11 @@ def _launch(argv: list[str], pass_fds: tuple[int, ...]) -> subprocess.Popen[byte
     return future.result()
 
 
+# The most request bytes ``Program.act_many`` sends at once: well under a pipe's 64 KiB, so the
+# write never waits on a process busy with the batch's first move.
+BATCH_BYTES = 32 * 1024
+
+
 class _Failure(Exception):
     """The process failed (and was closed): ``status`` (crash or timeout) and ``reason``."""
 
@@ -549,6 +555,65 @@ class Program:
         ``cpu_seconds`` bounds the process's whole life, so a process that has used half of it
         is replaced by a fresh one before the move (a program keeps no state between moves):
         a move is then killed for CPU only if it alone spends the other half."""
+        failed = self._ready()
+        if failed is not None:
+            return failed
+        ident, request = self._request(observation, legal, seed)
+        allowed = self.limits.move_seconds
+        t0 = time.perf_counter()
+        deadline = time.monotonic() + allowed
+        try:
+            self._send(request, deadline, allowed)
+            reply = self._reply(deadline, allowed)
+        except _Failure as failure:
+            return Outcome(failure.status, reason=failure.reason, seconds=time.perf_counter() - t0)
+        return self._outcome(reply, ident, legal, time.perf_counter() - t0)
+
+    def act_many(
+        self, observation: dict[str, Any], legal: list[str], seeds: Sequence[int]
+    ) -> list[Outcome]:
+        """``act`` at one observation under each of ``seeds``, in order, with the same outcomes.
+
+        The requests go out together and the process answers them one after the other, which
+        spares the host a round trip per move (a program's move distribution is asked this way,
+        eight seeds per situation: ``arena.programs.procedural_reading``).  Each answer has
+        ``move_seconds`` from the one before.  The half-spent check of ``act`` runs once, before
+        the batch, so the moves of a batch share what is left of ``cpu_seconds``: a move whose
+        process ended (the CPU limit, or a crash) is asked again by ``act``, as are the moves
+        after it, in a fresh process as they would have been one by one."""
+        outcomes: list[Outcome] = []
+        if not seeds:
+            return outcomes
+        failed = self._ready()
+        if failed is not None:
+            return [failed, *(self.act(observation, legal, seed) for seed in seeds[1:])]
+        requests = [self._request(observation, legal, seed) for seed in seeds]
+        batch = b"".join(request for _, request in requests)
+        if len(batch) > BATCH_BYTES:  # more than the pipe takes while the process works
+            return [self.act(observation, legal, seed) for seed in seeds]
+        allowed = self.limits.move_seconds
+        t0 = time.perf_counter()
+        deadline = time.monotonic() + allowed
+        try:
+            self._send(batch, deadline, allowed)
+            for ident, _ in requests:
+                reply = self._reply(deadline, allowed)
+                now = time.perf_counter()
+                outcomes.append(self._outcome(reply, ident, legal, now - t0))
+                if self.proc is None:  # closed for a reply to another request
+                    break
+                t0, deadline = now, time.monotonic() + allowed
+        except _Failure as failure:
+            # A timeout is the move's own outcome, as in ``act``; a process that ended is
+            # asked again, fresh, with the moves after it.
+            if failure.status == "timeout":
+                elapsed = time.perf_counter() - t0
+                outcomes.append(Outcome("timeout", reason=failure.reason, seconds=elapsed))
+        rest = seeds[len(outcomes) :]
+        return outcomes + [self.act(observation, legal, seed) for seed in rest]
+
+    def _ready(self) -> Outcome | None:
+        """The process, fresh if it has used half its CPU, started if need be; else why not."""
         used = self.cpu_seconds()
         if used is not None and used > self.limits.cpu_seconds / 2:
             self.close()
@@ -558,20 +623,26 @@ class Program:
                 return Outcome("crash", reason=failure)
         if self.proc is None or self.proc.poll() is not None:
             return Outcome("crash", reason=self.dead_reason or "the program is not running")
+        return None
+
+    def _request(
+        self, observation: dict[str, Any], legal: list[str], seed: int
+    ) -> tuple[str, bytes]:
+        """A request line and its id (a sequence number and 8 random bytes, never reused)."""
         self._sequence += 1
         ident = f"{self._sequence}-{os.urandom(8).hex()}"
         request = {"id": ident, "observation": observation, "legal": legal, "seed": seed}
-        allowed = self.limits.move_seconds
-        t0 = time.perf_counter()
-        deadline = time.monotonic() + allowed
-        try:
-            self._send((json.dumps(request, ensure_ascii=False) + "\n").encode(), deadline, allowed)
-            reply = self._reply(deadline, allowed)
-            if reply.get("id") != ident:
+        return ident, (json.dumps(request, ensure_ascii=False) + "\n").encode()
+
+    def _outcome(
+        self, reply: dict[str, Any], ident: str, legal: list[str], elapsed: float
+    ) -> Outcome:
+        """The move a reply gives (a reply to another request closes the process)."""
+        if reply.get("id") != ident:
+            try:
                 self._fail("crash", "sent a reply to another request (an injected or stale line)")
-        except _Failure as failure:
-            return Outcome(failure.status, reason=failure.reason, seconds=time.perf_counter() - t0)
-        elapsed = time.perf_counter() - t0
+            except _Failure as failure:
+                return Outcome(failure.status, reason=failure.reason, seconds=elapsed)
         if "error" in reply:
             error = reply["error"]
             text = error if isinstance(error, str) else _shown(error)
