@@ -6,7 +6,7 @@ and none inside a daemonic process (a Dask worker may not start children; the cl
 the parallelism there), where the tasks run in the calling process.  Results do not depend on
 the number of workers (each task draws only from seeds derived from its identity).
 
-Workers are forked, whatever the calling process's default start method.  A run that the
+On Linux, workers are forked, whatever the calling process's default start method.  A run that the
 daemon launches is itself started by ``multiprocessing``'s spawn, and a spawned process passes
 spawn on to its children: each worker would then start a fresh interpreter and import the
 engines and load the compiled kernels again before its first task (1.2 to 1.8 s of wall time
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -38,8 +39,9 @@ def default_workers() -> int:
 
 
 def _context() -> multiprocessing.context.BaseContext:
-    """Fork where the platform has it (module docstring), else the platform's default."""
-    if "fork" in multiprocessing.get_all_start_methods():
+    """Fork on Linux (module docstring); elsewhere the platform's default (macOS spawns: a
+    process that has loaded its system frameworks may not fork safely there)."""
+    if sys.platform.startswith("linux"):
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
 
