@@ -9,7 +9,7 @@ the number of workers (each task draws only from seeds derived from its identity
 On Linux, workers are forked, whatever the calling process's default start method.  A run that the
 daemon launches is itself started by ``multiprocessing``'s spawn, and a spawned process passes
 spawn on to its children: each worker would then start a fresh interpreter and import the
-engines and load the compiled kernels again before its first task (1.2 to 1.8 s of wall time
+engines and load the compiled kernels again before its first task (1.3 to 1.6 s of wall time
 per pool, i.e. per game of ``axis_scores``, in ``benchmarks/pool_start.py``).  Forked workers
 share what the caller has already imported and compiled, as they always did under ``make run``
 and the tests.  The tasks are pure computations: they touch none of the locks the caller's

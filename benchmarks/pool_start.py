@@ -8,7 +8,7 @@ by spawn, which opens a pool of two workers and computes one game's five axes wi
 (``compute_with_rerun``, the body of an ``axis_scores`` partition), and times it from before the
 pool opens to after it closes. Two arms, alternating within each round (one child at a time):
 
-- ``fork``: ``arena.parallel.process_pool()``, the product's pool (its workers are forked);
+- ``fork``: ``arena.parallel.ProcessPool``, the product's pool (its workers are forked);
 - ``spawn``: the same pool with spawned workers, as the pool started them in a daemon run
   before they were forked (each worker imports the engines and loads the compiled kernels).
 
@@ -25,7 +25,7 @@ import statistics
 import time
 from typing import Any
 
-from arena.parallel import ProcessPool, process_pool
+from arena.parallel import ProcessPool
 from engines.axes.budgets import axis_budget
 from engines.axes.compute import compute_with_rerun
 from engines.gbg.generator import generate
@@ -37,15 +37,11 @@ def _measure(arm: str, seed: int, budget: str, sink: Any) -> None:
     """In the spawned child: one game's axes with their rerun on a pool of ``arm``'s workers."""
     spec = generate(seed)
     started = time.perf_counter()
-    if arm == "fork":
-        with process_pool(2) as pool:
-            report = compute_with_rerun(spec, axis_budget(budget), 0, pool=pool)
-    else:
-        spawned = ProcessPool(2, start_method="spawn")
-        try:
-            report = compute_with_rerun(spec, axis_budget(budget), 0, pool=spawned)
-        finally:
-            spawned.close()
+    pool = ProcessPool(2) if arm == "fork" else ProcessPool(2, start_method=arm)
+    try:
+        report = compute_with_rerun(spec, axis_budget(budget), 0, pool=pool)
+    finally:
+        pool.close()
     sink.send({"seconds": time.perf_counter() - started, "axes": report.axes})
     sink.close()
 
