@@ -9,6 +9,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JIT_STAMP := engines/gbg/__pycache__/batch_kernel.warm
+ENGINE_BUILD := build/engine/manifest.json
+ENGINE_SOURCES := $(shell find engines -name '*.py')
 export DAGSTER_HOME := $(CURDIR)/.dagster_home
 export GENSTRAT_DATA := $(CURDIR)/data
 export PYTHONHASHSEED := 0
@@ -26,7 +28,7 @@ XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfil
 # modules with the most tests first), which started the end-to-end module minutes late.
 LONGEST_FIRST := $(if $(filter 0,$(PYTEST_WORKERS)),,--no-loadscope-reorder)
 
-.PHONY: install run test check ui lint typecheck contracts pytest pytest-fast bench clean browser sandbox local-llm postgres stockfish
+.PHONY: install compiled run test check ui lint typecheck contracts pytest pytest-fast bench clean browser sandbox local-llm postgres stockfish
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=/path/to/python3.11'" >&2; exit 1; }
@@ -51,10 +53,20 @@ $(JIT_STAMP): engines/gbg/batch_kernel.py engines/gbg/batch_random.py | $(STAMP)
 	$(BIN)/python tools/warm_jit.py
 	mkdir -p $(dir $(JIT_STAMP)) && touch $(JIT_STAMP)
 
-run: install
+# The engine's hot modules compiled with mypyc into build/engine/ (tools/build_engine.py, about a
+# minute), again whenever a source of engines/ changes. A process loads them only while they
+# match the sources (arena/compiled_engine.py); `make check` uses them when they do and runs the
+# interpreted engine otherwise, so that the inner loop never waits for a build. Without a C
+# compiler the build fails in one line and everything runs interpreted.
+compiled: $(ENGINE_BUILD)
+
+$(ENGINE_BUILD): $(ENGINE_SOURCES) arena/compiled_engine.py tools/build_engine.py | $(STAMP)
+	-$(BIN)/python tools/build_engine.py
+
+run: install compiled
 	$(BIN)/python -m pipelines.run_main
 
-test: install lint typecheck contracts pytest
+test: install compiled lint typecheck contracts pytest
 
 # The inner loop: everything but the tests marked slow (over about 5 s: whole-graph runs, the
 # local LLM, the UI in Chromium, long tournaments, the largest solves), which `make test` runs.
@@ -138,4 +150,4 @@ bench: install
 	$(BIN)/genstrat bench engine
 
 clean:
-	rm -rf $(VENV) $(DAGSTER_HOME) $(GENSTRAT_DATA)
+	rm -rf $(VENV) $(DAGSTER_HOME) $(GENSTRAT_DATA) build

@@ -7,3 +7,7 @@ Markdown tables). Every stage module exports two lists, ``ASSETS`` and ``CHECKS`
 
 This package never imports ``pipelines``: imports point from ``pipelines`` to ``assets``.
 """
+
+from arena.compiled_engine import enable
+
+enable()  # the compiled engine when its build is current, before anything imports the engine

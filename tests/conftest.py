@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.compiled_engine import enable
 from tests import servers
 from tests.servers import DaskCluster, PostgresServer
 from tests.support import (
@@ -18,6 +19,10 @@ from tests.support import (
     ProjectEnv,
     signals_kept,
 )
+
+# The suite runs the engine `make test` built (tools/build_engine.py) when the build matches the
+# sources, else the interpreted one: decided here, before any test module imports the engine.
+ENGINE = enable()
 
 # The modules that take longest under `make test` (on two workers: the end-to-end refreshes
 # about 6 minutes, the local-model ablations 1 to 3, the Dask cluster 1.5), started first so
@@ -41,6 +46,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     # found them (tests.support.signals_kept: Dagster's in-process runs change them).
     with signals_kept():
         yield
+
+
+def pytest_report_header() -> str:
+    return f"engine: {ENGINE}"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

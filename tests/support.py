@@ -10,15 +10,18 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # The instance configuration shipped for deployments (docs/DEPLOY.md, section 1).
 POSTGRES_INSTANCE_YAML = REPO_ROOT / "deploy" / "dagster.postgres.yaml"
 # The run profile of the tests on a Dask cluster, on both sides of their comparisons.
 CLUSTER_PROFILE = "tiny"
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -115,3 +118,17 @@ def outliving(pids: list[int], seconds: float) -> list[int]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     return left
+
+
+def interpreted(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on the interpreted engine (``arena.compiled_engine.interpret``), in a fresh
+    process: the reference, and the engine a test can instrument by patching its classes (a
+    compiled class calls its own methods natively, past a patch).  ``fn`` and its result must
+    pickle; ``fn`` is imported by its module in the child, after the engine is set to source."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from arena.compiled_engine import interpret
+
+    with ProcessPoolExecutor(1, mp_context=get_context("spawn"), initializer=interpret) as pool:
+        return pool.submit(fn, *args).result()

@@ -142,10 +142,7 @@ class InfoKeys:
         self.keys: list[str | None] = [None, None]
 
     def copy(self) -> InfoKeys:
-        other = InfoKeys.__new__(InfoKeys)
-        other.owner = None
-        other.labels = self.labels
-        other.names = self.names
+        other = InfoKeys(self.labels)
         other.counts = self.counts[:]
         other.texts = self.texts[:]
         other.keys = self.keys[:]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -120,6 +121,21 @@ class Population:
     tier1: tuple[int, ...]
     opponent_l0_weight: float
     continuation_l0_weight: float
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt through the constructor: compiled (engines/_compiled.py), a frozen
+        # dataclass cannot be unpickled by setting its fields one by one.
+        return (
+            Population,
+            (
+                self.seed,
+                self.members,
+                self.scores,
+                self.tier1,
+                self.opponent_l0_weight,
+                self.continuation_l0_weight,
+            ),
+        )
 
     def _draw(self, l0_weight: float, u: float) -> Policy:
         if u < l0_weight:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import Any
+from typing import Any, Protocol
 
 from engines.gbg import render
 from engines.gbg.phases import Handler, make_handler
@@ -65,7 +65,16 @@ class CompiledGame(CardTables):
 # --- showdown metrics ---------------------------------------------------------------------------
 
 
-def metric_key(game: CompiledGame, metric: Metric) -> Callable[[State, int], Any]:
+class Cards(Protocol):
+    """What a showdown metric reads: a ``State``, or the what-if hands of
+    ``engines.agents.builtin.hand_strength``."""
+
+    hands: list[list[int]]
+    board: list[int]
+    points: list[int]
+
+
+def metric_key(game: CompiledGame, metric: Metric) -> Callable[[Cards, int], Any]:
     """A function giving each seat's comparable showdown key (higher wins).
 
     Points from options and positions (``state.points``) are added to a rank sum, subtracted
@@ -75,7 +84,7 @@ def metric_key(game: CompiledGame, metric: Metric) -> Callable[[State, int], Any
     rules = [(r.kind, game.rank_index[r.rank], r.points) for r in metric.rules]
     use_board = metric.use_board
 
-    def cards(st: State, seat: int) -> list[int]:
+    def cards(st: Cards, seat: int) -> list[int]:
         return st.hands[seat] + st.board if use_board else st.hands[seat]
 
     if metric.kind == "high_card" and not use_board and max_hand_size(game.spec) == 1:
@@ -85,7 +94,7 @@ def metric_key(game: CompiledGame, metric: Metric) -> Callable[[State, int], Any
     if metric.kind in ("rank_sum", "low_sum"):
         sign = 1 if metric.kind == "rank_sum" else -1
 
-        def sum_key(st: State, seat: int) -> int:
+        def sum_key(st: Cards, seat: int) -> int:
             held = cards(st, seat)
             total = sum(value_of[c] for c in held)
             for kind, rank, points in rules:
@@ -104,7 +113,7 @@ def metric_key(game: CompiledGame, metric: Metric) -> Callable[[State, int], Any
         )
     if metric.kind == "pair_with_board":
 
-        def board_key(st: State, seat: int) -> tuple[int, int, int]:
+        def board_key(st: Cards, seat: int) -> tuple[int, int, int]:
             board_ranks = {rank_of[c] for c in st.board}
             best = max(value_of[c] for c in st.hands[seat])
             paired = [value_of[c] for c in st.hands[seat] if rank_of[c] in board_ranks]
@@ -112,7 +121,7 @@ def metric_key(game: CompiledGame, metric: Metric) -> Callable[[State, int], Any
 
         return board_key
 
-    def five_key(st: State, seat: int) -> tuple[Any, ...]:
+    def five_key(st: Cards, seat: int) -> tuple[Any, ...]:
         held = st.hands[seat] + st.board
         return (st.points[seat], best_five([value_of[c] for c in held], [suit_of[c] for c in held]))
 

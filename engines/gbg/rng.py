@@ -53,6 +53,12 @@ class DealRng:
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
         self.state = z ^ (z >> 31)  # splitmix64(seed), inlined: this runs once per deal
 
+    def copy(self) -> DealRng:
+        """A generator in the same state, independent of this one."""
+        other = DealRng(0)
+        other.state = self.state
+        return other
+
     def below(self, n: int) -> int:
         s = (self.state * _LCG_MUL + _LCG_INC) & MASK64
         self.state = s

@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Protocol
 
+from mypy_extensions import mypyc_attr
+
 from engines.gbg.rng import DealRng
 from engines.gbg.spec import SEATS, GameSpec
 
@@ -130,6 +132,8 @@ def position_as_known(holder: int, seat: int, visibility: int) -> str:
     return "not you"
 
 
+# ``engines.gbg.tree.TreeState`` (interpreted) subclasses it when the engine runs compiled.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class State:
     """A deal in progress.  ``current_player`` is 0 (Alice), 1 (Bob), CHANCE or TERMINAL."""
 
@@ -165,10 +169,12 @@ class State:
 
     g: Game
 
-    def __init__(self, game: Game, rng: DealRng | None) -> None:
-        spec = game.spec
+    def __init__(self, game: Game, rng: DealRng | None, blank: bool = False) -> None:
         self.g = game
         self._rng = rng
+        if blank:  # ``clone`` sets every other field
+            return
+        spec = game.spec
         self.deck = list(range(game.n_cards))
         self.top: list[int] = []
         self.hands: list[list[int]] = [[], []]
@@ -369,11 +375,7 @@ class State:
 
     def clone(self) -> State:
         """An independent copy (shares only the immutable compiled game)."""
-        other = State.__new__(State)
-        other.g = self.g
-        other._rng = None if self._rng is None else DealRng.__new__(DealRng)
-        if other._rng is not None and self._rng is not None:
-            other._rng.state = self._rng.state
+        other = State(self.g, None if self._rng is None else self._rng.copy(), blank=True)
         other.deck = self.deck[:]
         other.top = self.top[:]
         other.hands = [self.hands[0][:], self.hands[1][:]]

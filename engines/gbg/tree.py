@@ -27,7 +27,8 @@ from typing import Any
 from engines.gbg.compiled import CompiledGame
 from engines.gbg.replay import replay
 from engines.gbg.rng import MASK64, DealRng
-from engines.gbg.state import CHANCE, TERMINAL, Move, State, initial_state
+from engines.gbg.spec import GameSpec
+from engines.gbg.state import CHANCE, TERMINAL, ChanceRequest, Move, State, initial_state
 
 DEFAULT_BUDGET = 200_000
 
@@ -238,6 +239,51 @@ class TreeState(State):
             )
         return cached[1]
 
+    # What ``State`` offers beyond the hot path, read from the interpreter state at this node.
+    # Spelled out rather than left to ``__getattr__``: a compiled ``State``
+    # (``engines._compiled``) reads its own fields directly, which a ``TreeState`` never sets.
+
+    @property
+    def spec(self) -> GameSpec:
+        return self.tree.game.spec
+
+    def pot(self) -> int:
+        return self.interpreter().pot()
+
+    def escrow(self) -> int:
+        return self.interpreter().escrow()
+
+    def chips_in_play(self) -> int:
+        return self.interpreter().chips_in_play()
+
+    @property
+    def phase_id(self) -> str:
+        return self.interpreter().phase_id
+
+    def verify_apply(self, action: str) -> None:
+        self.interpreter().verify_apply(action)
+
+    def can_apply(self, action: str) -> bool:
+        return self.interpreter().can_apply(action)
+
+    def chance_kind(self) -> str | None:
+        return self.interpreter().chance_kind()
+
+    def chance_request(self) -> ChanceRequest | None:
+        return self.interpreter().chance_request()
+
+    def observation(self, seat: int | str) -> dict[str, Any]:
+        return self.interpreter().observation(seat)
+
+    def abstract_state(self, seat: int | str) -> tuple[Any, ...]:
+        return self.interpreter().abstract_state(seat)
+
+    def known_cards(self, seat: int | str) -> set[int]:
+        return self.interpreter().known_cards(seat)
+
+    def known_positions(self, seat: int) -> dict[str, str]:
+        return self.interpreter().known_positions(seat)
+
     def __getattr__(self, name: str) -> Any:
         # Everything else (observation, events, hands, stacks, pot, phase_id, ...) is read from
         # the interpreter state at this node.
@@ -248,8 +294,7 @@ class TreeState(State):
     def clone(self) -> TreeState:
         other = TreeState.__new__(TreeState)
         other.tree = self.tree
-        other.rng = DealRng.__new__(DealRng)
-        other.rng.state = self.rng.state
+        other.rng = self.rng.copy()
         other._live = None if self._live is None else self._live.clone()
         if other._live is not None:
             other._live._rng = other.rng

@@ -52,6 +52,7 @@ from engines.gbg.batch_random import l0_rollouts
 from engines.gbg.engine import new_deal
 from engines.gbg.generator import GenerationConfig, generate
 from engines.gbg.spec import GameSpec
+from tests.support import interpreted
 
 GAMES = {
     "kuhn": presets.kuhn(),
@@ -302,12 +303,9 @@ def test_the_state_space_count_equals_the_interpreted_count(name: str) -> None:
     assert state_space(spec, 300, 3) == state_space(spec, 300, 3, interpreted=True)
 
 
-@pytest.mark.parametrize("name", ["leduc", "example4643", "seed43"])
-def test_the_worlds_states_that_decisions_share_are_never_moved(
-    name: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A decision's worlds that re-dealt alike share one state (``WorldSampler.draw``): the
-    replays and the search players' rollouts read it and never move it, on either path."""
+def _worlds_drawn(name: str) -> tuple[int, bool]:
+    """How many drawn worlds shared a state with another, and whether every drawn state was
+    left as drawn, over the replays and the searches of a few decisions, on both paths."""
     spec = GAMES[name]
     drawn: list[tuple[Any, list[Any], list[Any]]] = []
     draw = worlds.WorldSampler.draw
@@ -317,17 +315,33 @@ def test_the_worlds_states_that_decisions_share_are_never_moved(
         drawn.append((world.state, list(world.state.events), list(world.state.history)))
         return world
 
-    monkeypatch.setattr(worlds.WorldSampler, "draw", kept)
+    worlds.WorldSampler.draw = kept  # type: ignore[method-assign]  # a fresh process
     budget = axis_budget("quick")
     population = build_population(spec, budget, 5)
     selfplay = decision_distribution(spec, population, budget, 9)
-    for interpreted in (False, True):
+    for interpreted_path in (False, True):
         for decision in selfplay.decisions[:3]:
             trace = selfplay.traces[decision.deal]
-            action_values(spec, trace, decision, population, budget, 2, interpreted=interpreted)
+            action_values(
+                spec, trace, decision, population, budget, 2, interpreted=interpreted_path
+            )
         for seat in (0, 1):
-            information_differences(spec, population, _SEARCH, 7, seat, 0, interpreted=interpreted)
+            information_differences(
+                spec, population, _SEARCH, 7, seat, 0, interpreted=interpreted_path
+            )
     shared = len(drawn) - len({id(state) for state, _, _ in drawn})
+    unmoved = all(
+        state.events == events and state.history == history for state, events, history in drawn
+    )
+    return shared, unmoved
+
+
+@pytest.mark.parametrize("name", ["leduc", "example4643", "seed43"])
+def test_the_worlds_states_that_decisions_share_are_never_moved(name: str) -> None:
+    """A decision's worlds that re-dealt alike share one state (``WorldSampler.draw``): the
+    replays and the search players' rollouts read it and never move it, on either path.
+    Counted by patching ``WorldSampler.draw``, on the interpreted engine (a compiled sampler
+    calls its own method natively, past a patch)."""
+    shared, unmoved = interpreted(_worlds_drawn, name)
     assert shared > 0  # some worlds did share a state: not vacuous
-    for state, events, history in drawn:
-        assert state.events == events and state.history == history
+    assert unmoved
