@@ -145,12 +145,17 @@ def enable(build: Path = BUILD) -> str:
 def interpret() -> str:
     """Keep the interpreted engine in this process, whatever ``enable()`` is asked later (the
     reference; ``RuntimeError`` if the compiled modules are already in)."""
-    if any(isinstance(finder, CompiledFirst) for finder in sys.meta_path):
+    if asked():
         if any(name in sys.modules for name in COMPILED):
             raise RuntimeError("the compiled engine is already imported in this process")
         sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, CompiledFirst)]
     _state["engine"] = "interpreted (asked for)"
     return _state["engine"]
+
+
+def asked() -> bool:
+    """Whether this process loads the compiled modules (``enable()`` found the build current)."""
+    return any(isinstance(finder, CompiledFirst) for finder in sys.meta_path)
 
 
 def running() -> str:

@@ -26,6 +26,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from arena import compiled_engine
 from engines.tasks import InlinePool, TaskPool
 
 T = TypeVar("T")
@@ -46,6 +47,15 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context()
 
 
+def _same_engine(compiled: bool) -> None:
+    """In a worker: the engine of the process that opened the pool (a forked worker has it
+    already; a spawned one imports the engine afresh)."""
+    if compiled:
+        compiled_engine.enable()
+    else:
+        compiled_engine.interpret()
+
+
 class ProcessPool:
     """A ``TaskPool`` of worker processes."""
 
@@ -54,7 +64,12 @@ class ProcessPool:
         comparison, ``benchmarks/pool_start.py``)."""
         self._workers = workers
         context = _context() if start_method is None else multiprocessing.get_context(start_method)
-        self._executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        self._executor = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=_same_engine,
+            initargs=(compiled_engine.asked(),),
+        )
 
     @property
     def workers(self) -> int:

@@ -35,15 +35,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.parallel import process_pool
-from engines.axes.budgets import axis_budget, screening_budget
-from engines.axes.compute import compute_with_rerun
-from engines.axes.diagnostics import benchmark_diagnostics
-from engines.axes.names import AXES
-from engines.axes.screening import SCREENING_AXES, screen_games
-from engines.axes.selection import farthest_point, normalise
-from engines.gbg.seed_pool import run_pool
-from engines.gbg.spec import GameSpec
+from arena.compiled_engine import enable
+
+ENGINE = enable()  # the engine the product runs: compiled when `make compiled` is current
+
+from arena.parallel import process_pool  # noqa: E402
+from engines.axes.budgets import axis_budget, screening_budget  # noqa: E402
+from engines.axes.compute import compute_with_rerun  # noqa: E402
+from engines.axes.diagnostics import benchmark_diagnostics  # noqa: E402
+from engines.axes.names import AXES  # noqa: E402
+from engines.axes.screening import SCREENING_AXES, screen_games  # noqa: E402
+from engines.axes.selection import farthest_point, normalise  # noqa: E402
+from engines.gbg.seed_pool import run_pool  # noqa: E402
+from engines.gbg.spec import GameSpec  # noqa: E402
 
 SELECTED = 50
 
@@ -211,6 +215,7 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
+    _log(f"engine: {ENGINE}")
     _log(f"pool: screening seeds until {args.pool} games are accepted")
     games, pool_info = pool_games(args.out, args.pool)
     _log(f"pool: {len(games)} accepted of {pool_info['sampled']} seeds")
@@ -220,6 +225,7 @@ def main() -> None:
     selected = select(screened["rows"], SELECTED)
     rows = axes_for(args.out, selected[: args.games], specs, args.budget)
     report = {
+        "engine": ENGINE,
         "pool": {"accepted": len(games), "sampled": pool_info["sampled"]},
         "screening": {k: v for k, v in screened.items() if k != "rows"},
         "selected": selected,

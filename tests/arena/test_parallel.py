@@ -8,7 +8,10 @@ import os
 
 import pytest
 
+from arena.compiled_engine import running
 from arena.parallel import ProcessPool, process_pool
+from tests.conftest import ENGINE
+from tests.support import interpreted
 
 # Set by the parent after import: a forked worker sees the parent's value, a spawned worker
 # imports this module afresh and sees this one.
@@ -76,3 +79,19 @@ def test_the_pool_results_do_not_depend_on_the_start_method() -> None:
     finally:
         spawned.close()
     assert a == b == [3**k for k in range(6)]
+
+
+def _engines_of_a_spawned_pool() -> tuple[str, str]:
+    pool = ProcessPool(1, start_method="spawn")
+    try:
+        return running(), pool.submit(running).result()
+    finally:
+        pool.close()
+
+
+def test_workers_run_the_engine_of_the_process_that_opened_the_pool() -> None:
+    """A spawned worker imports the engine afresh: compiled when its parent runs the compiled
+    engine, interpreted when its parent keeps the sources (arena.compiled_engine)."""
+    parent, worker = _engines_of_a_spawned_pool()
+    assert worker == parent == ENGINE.split(" ")[0]
+    assert interpreted(_engines_of_a_spawned_pool) == ("interpreted", "interpreted")
