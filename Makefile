@@ -69,7 +69,8 @@ run: install compiled
 test: install compiled lint typecheck contracts pytest
 
 # The inner loop: everything but the tests marked slow (over about 5 s: whole-graph runs, the
-# local LLM, the UI in Chromium, long tournaments, the largest solves), which `make test` runs.
+# local LLM, the UI in Chromium, long tournaments, the largest solves) and those that need the
+# compiled engine's build (marked compiled; `make check` does not build it), which `make test` runs.
 check: install lint typecheck contracts pytest-fast
 
 lint: install
@@ -140,7 +141,7 @@ pytest: install browser local-llm postgres stockfish
 	GENSTRAT_LOCAL_LLM_URL="$$(cat "$$state/url")" $(BIN)/pytest -q $(XDIST) $(LONGEST_FIRST) $(PYTEST_ARGS)
 
 pytest-fast: install
-	$(BIN)/pytest -q -m "not slow" $(XDIST) $(PYTEST_ARGS)
+	$(BIN)/pytest -q -m "not slow and not compiled" $(XDIST) $(PYTEST_ARGS)
 
 # The UI and the daemon, as current Dagster runs a project ([tool.dg] in pyproject.toml).
 ui: install

@@ -79,6 +79,7 @@ def test_the_suite_runs_the_compiled_engine_under_make_test() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.compiled
 @settings(max_examples=3, deadline=None, derandomize=True)
 @given(st.lists(st.integers(0, 2**31 - 1), min_size=2, max_size=3))
 def test_the_compiled_engine_computes_what_the_interpreter_computes(seeds: list[int]) -> None:
@@ -141,6 +142,7 @@ print(running())
 """
 
 
+@pytest.mark.compiled
 @pytest.mark.parametrize("defect", ["stale", "incomplete", "unrecorded"])
 def test_a_build_that_does_not_match_is_never_loaded(tmp_path: Path, defect: str) -> None:
     """A copy of the real build, made out of date, incomplete or unrecorded: the process runs
