@@ -8,7 +8,7 @@ compiles ``COMPILED`` with mypyc into C extensions under ``build/engine/``: the 
 annotations enforced, run without the interpreter's dispatch.  ``engines/`` itself never loads
 them: its sources are the reference, what a process runs unless it asks for the compiled
 modules, and what ``interpret()`` keeps (``benchmarks/compiled_engine.py`` runs both side by
-side and checks that every number is equal; so does ``tests/engines/test_compiled.py``).
+side and checks that every number is equal; so does ``tests/arena/test_compiled_engine.py``).
 
 ``enable()`` asks for them: the entry points call it before they import the engine
 (``pipelines``, ``assets``, the test suite, the benchmarks).  It loads them only if the build's

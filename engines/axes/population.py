@@ -123,7 +123,7 @@ class Population:
     continuation_l0_weight: float
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Rebuilt through the constructor: compiled (engines/_compiled.py), a frozen
+        # Rebuilt through the constructor: compiled (arena/compiled_engine.py), a frozen
         # dataclass cannot be unpickled by setting its fields one by one.
         return (
             Population,

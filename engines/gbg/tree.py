@@ -241,7 +241,7 @@ class TreeState(State):
 
     # What ``State`` offers beyond the hot path, read from the interpreter state at this node.
     # Spelled out rather than left to ``__getattr__``: a compiled ``State``
-    # (``engines._compiled``) reads its own fields directly, which a ``TreeState`` never sets.
+    # (``arena.compiled_engine``) reads its own fields directly, which a ``TreeState`` never sets.
 
     @property
     def spec(self) -> GameSpec:
