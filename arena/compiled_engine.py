@@ -66,13 +66,16 @@ def built_files(build: Path = BUILD) -> list[Path]:
     return [extension(name, build) for name in (*COMPILED, GROUP + "__mypyc")]
 
 
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def sources(root: Path = ENGINES) -> dict[str, list[Any]]:
     """Every ``.py`` file below ``root`` by relative path: its size, mtime (ns) and sha256."""
     found: dict[str, list[Any]] = {}
     for path in sorted(root.rglob("*.py")):
         stat = path.stat()
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        found[path.relative_to(root).as_posix()] = [stat.st_size, stat.st_mtime_ns, digest]
+        found[path.relative_to(root).as_posix()] = [stat.st_size, stat.st_mtime_ns, _digest(path)]
     return found
 
 
@@ -96,7 +99,7 @@ def fresh(root: Path = ENGINES, build: Path = BUILD) -> bool:
         stat = path.stat()
         if [stat.st_size, stat.st_mtime_ns] == entry[:2]:
             continue
-        if hashlib.sha256(path.read_bytes()).hexdigest() != entry[2]:
+        if _digest(path) != entry[2]:
             return False
     return True
 
