@@ -145,13 +145,16 @@ $(LOCAL_LLM_STAMP): constraints.txt pyproject.toml | $(STAMP)
 
 # pytest runs with the local LLM server up (on a free loopback port, URL in
 # GENSTRAT_LOCAL_LLM_URL); the server is stopped afterwards, also when tests fail or are stopped.
+# If the server dies during the run, pytest stops with one line and the log's tail
+# (tests/watchdog.py) instead of retrying the remaining moves against it.
 pytest: install browser local-llm postgres stockfish
 	@state=$$(mktemp -d); \
 	stop() { $(BIN)/python tools/local_llm.py stop --state-dir "$$state"; rm -rf "$$state"; }; \
 	trap stop EXIT; trap 'exit 130' INT TERM; \
 	$(BIN)/python tools/local_llm.py start --state-dir "$$state" >/dev/null || exit 1; \
 	echo "local LLM server: $$(cat "$$state/url")"; \
-	GENSTRAT_LOCAL_LLM_URL="$$(cat "$$state/url")" $(BIN)/pytest -q $(XDIST) $(LONGEST_FIRST) $(PYTEST_ARGS)
+	GENSTRAT_LOCAL_LLM_URL="$$(cat "$$state/url")" GENSTRAT_LOCAL_LLM_LOG="$$state/server.log" \
+	  $(BIN)/pytest -q $(XDIST) $(LONGEST_FIRST) $(PYTEST_ARGS)
 
 pytest-fast: install
 	$(BIN)/pytest -q -m "not slow and not compiled" $(XDIST) $(PYTEST_ARGS)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from tests.support import (
     ProjectEnv,
     signals_kept,
 )
+from tests.watchdog import watch_server
 
 # The suite runs the engine `make test` built (tools/build_engine.py) when the build matches the
 # sources, else the interpreted one: decided here, before any test module imports the engine.
@@ -38,6 +40,27 @@ LONGEST_FIRST = (
     "tests/engines/solve/test_best_response_arrays.py",
     "tests/arena/llm/test_local_llm_chess.py",
 )
+
+
+_WATCH_STOPS: list[str] = []  # the watchdog's line, once it stopped the run
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The local LLM server `make test` started: if it dies, stop the run with one line instead of
+    # letting its tests retry every move for hours (tests/watchdog.py). Watched from the process
+    # that runs the session (xdist's controller, or the only process), not from each worker.
+    url = os.environ.get("GENSTRAT_LOCAL_LLM_URL")
+    if url and "PYTEST_XDIST_WORKER" not in os.environ:
+        log = os.environ.get("GENSTRAT_LOCAL_LLM_LOG")
+        interval = float(os.environ.get("GENSTRAT_WATCH_INTERVAL", "2"))
+        watch_server(
+            url, log=Path(log) if log else None, interval=interval, on_stop=_WATCH_STOPS.append
+        )
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for line in _WATCH_STOPS:
+        terminalreporter.write_line(line, red=True, bold=True)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -1,0 +1,126 @@
+"""The watch on the local LLM server (tests/watchdog.py): a server that exits mid-run stops the
+pytest run with one line and its log's tail, a busy or healthy one never does."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support import REPO_ROOT
+from tests.watchdog import address, refuses
+
+
+@pytest.fixture
+def listener() -> Iterator[socket.socket]:
+    """A socket listening on a free loopback port that never accepts (a busy server)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    try:
+        yield sock
+    finally:
+        sock.close()
+
+
+def _closed_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_address_reads_the_host_and_port_of_a_url() -> None:
+    assert address("http://127.0.0.1:38543/v1") == ("127.0.0.1", 38543)
+    assert address("http://localhost/v1") == ("localhost", 80)
+    assert address("https://example.org") == ("example.org", 443)
+    with pytest.raises(ValueError, match="not a server URL"):
+        address("/v1/models")
+
+
+def test_a_listening_server_is_not_refused_even_when_it_never_accepts(
+    listener: socket.socket,
+) -> None:
+    port = listener.getsockname()[1]
+    assert not refuses("127.0.0.1", port)
+    assert not refuses("127.0.0.1", port)  # the kernel queues connections it has not accepted
+
+
+def test_a_closed_port_is_refused() -> None:
+    assert refuses("127.0.0.1", _closed_port())
+
+
+def _run_pytest(tmp_path: Path, url: str, log: Path | None, seconds: int) -> subprocess.Popen[str]:
+    """pytest in a child process, with the suite's conftest as a plugin, on one test that sleeps
+    ``seconds``, watching ``url`` (every 0.2 s)."""
+    test = tmp_path / "test_sleeps.py"
+    test.write_text(f"import time\n\ndef test_sleeps():\n    time.sleep({seconds})\n")
+    env = {**os.environ, "GENSTRAT_LOCAL_LLM_URL": url, "GENSTRAT_WATCH_INTERVAL": "0.2"}
+    env.pop("PYTEST_XDIST_WORKER", None)
+    env.pop("GENSTRAT_LOCAL_LLM_LOG", None)
+    if log is not None:
+        env["GENSTRAT_LOCAL_LLM_LOG"] = str(log)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "tests.conftest",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            str(test),
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_server_that_exits_stops_the_run_with_one_line_and_its_log(tmp_path: Path) -> None:
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    url = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+    log = tmp_path / "server.log"
+    log.write_text(
+        "".join(f"line {i}\n" for i in range(20)) + "Llama._create_completion: cache miss\n"
+    )
+    run = _run_pytest(tmp_path, url, log, seconds=120)
+    try:
+        time.sleep(3.0)  # the run is under way, the server answers
+        assert run.poll() is None
+        server.close()  # the server exits
+        started = time.monotonic()
+        out, err = run.communicate(timeout=60)
+    finally:
+        server.close()
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert time.monotonic() - started < 30  # not the test's 120 s
+    assert run.returncode == pytest.ExitCode.INTERRUPTED
+    assert f"error: the local LLM server at {url} stopped accepting connections" in out
+    assert "Llama._create_completion: cache miss" in out  # the log's tail
+    assert "line 14" not in out and "line 16" in out  # its last five lines only
+    assert "KeyboardInterrupt" in out + err
+
+
+def test_a_run_whose_server_stays_up_is_never_stopped(
+    tmp_path: Path, listener: socket.socket
+) -> None:
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    run = _run_pytest(tmp_path, url, None, seconds=3)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == pytest.ExitCode.OK, out + err
+    assert "stopped accepting connections" not in out + err
