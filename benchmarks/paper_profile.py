@@ -109,8 +109,7 @@ for k, seed in enumerate(selected[:n_games]):
     wall = time.perf_counter() - started
     d = report.diagnostics
     scored.append({"seed": seed, "wall": wall, "seconds": d["seconds"],
-                   "axes": report.axes, "seats": report.seats, "rerun": report.rerun,
-                   "sampling_error": report.sampling_error})
+                   "axes": report.axes, "seats": report.seats, "rerun": report.rerun})
     log(f"axes {k + 1}/{n_games}: seed {seed} in {d['seconds']:.1f} s "
         f"(+ rerun {d.get('rerun_seconds', 0.0):.1f} s)")
 print(json.dumps({
@@ -176,10 +175,10 @@ def summary(runs: dict[str, list[dict[str, Any]]], rounds: int) -> dict[str, Any
     for arm in ARMS:
         by_run = [[g["seconds"] for g in r["games"]] for r in runs[arm]]
         seconds = [statistics.median(game) for game in zip(*by_run, strict=True)]
-        per_game[arm] = {
-            "median": statistics.median(seconds) if seconds else float("nan"),
-            "slowest_of_first_12": max(seconds[:12]) if seconds else float("nan"),
-            "max": max(seconds) if seconds else float("nan"),
+        per_game[arm] = {  # --games is at least 1
+            "median": statistics.median(seconds),
+            "slowest_of_first_12": max(seconds[:12]),
+            "max": max(seconds),
         }
     reference = numbers(runs["anchor"][0])
     same = all(numbers(r) == reference for arm in ARMS for r in runs[arm])

@@ -114,7 +114,8 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _tail(path: Path, lines: int = 15) -> str:
+def log_tail(path: Path, lines: int = 15) -> str:
+    """The last ``lines`` lines of the log at ``path`` ("(no log)" when it cannot be read)."""
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
     except OSError:
@@ -246,7 +247,7 @@ def postgres_server(
             except Exception as exc:  # psycopg2.OperationalError: not accepting connections yet
                 if server_process.poll() is not None:
                     raise ServerError(
-                        f"postgres exited ({server_process.returncode}):\n{_tail(log)}"
+                        f"postgres exited ({server_process.returncode}):\n{log_tail(log)}"
                     ) from None
                 if time.monotonic() > deadline:
                     raise ServerError(f"postgres not serving after {wait_s:.0f} s: {exc}") from None
@@ -372,7 +373,7 @@ def _stop_groups(processes: list[subprocess.Popen[bytes]], wait_s: float = 20.0)
 
 
 def _dask_logs(root: Path) -> str:
-    return "\n".join(f"{log.name}:\n{_tail(log)}" for log in sorted(root.glob("*.log")))
+    return "\n".join(f"{log.name}:\n{log_tail(log)}" for log in sorted(root.glob("*.log")))
 
 
 @contextlib.contextmanager

@@ -13,26 +13,23 @@ from pathlib import Path
 
 import pytest
 
+from tests.servers import free_port
 from tests.support import REPO_ROOT
 from tests.watchdog import address, refuses
 
 
-@pytest.fixture
-def listener() -> Iterator[socket.socket]:
+def _listening() -> socket.socket:
     """A socket listening on a free loopback port that never accepts (a busy server)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     sock.listen(8)
-    try:
+    return sock
+
+
+@pytest.fixture
+def listener() -> Iterator[socket.socket]:
+    with _listening() as sock:
         yield sock
-    finally:
-        sock.close()
-
-
-def _closed_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_address_reads_the_host_and_port_of_a_url() -> None:
@@ -52,7 +49,7 @@ def test_a_listening_server_is_not_refused_even_when_it_never_accepts(
 
 
 def test_a_closed_port_is_refused() -> None:
-    assert refuses("127.0.0.1", _closed_port())
+    assert refuses("127.0.0.1", free_port())
 
 
 def _run_pytest(tmp_path: Path, url: str, log: Path | None, seconds: int) -> subprocess.Popen[str]:
@@ -88,18 +85,16 @@ def _run_pytest(tmp_path: Path, url: str, log: Path | None, seconds: int) -> sub
 
 
 def test_a_server_that_exits_stops_the_run_with_one_line_and_its_log(tmp_path: Path) -> None:
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
+    server = _listening()
     url = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
     log = tmp_path / "server.log"
-    log.write_text(
-        "".join(f"line {i}\n" for i in range(20)) + "Llama._create_completion: cache miss\n"
-    )
+    log.write_text("".join(f"line {i}\n" for i in range(20)))
     run = _run_pytest(tmp_path, url, log, seconds=120)
     try:
         time.sleep(3.0)  # the run is under way, the server answers
         assert run.poll() is None
+        with log.open("a") as sink:  # its last words: the tail is read when it dies
+            sink.write("Llama._create_completion: cache miss\n")
         server.close()  # the server exits
         started = time.monotonic()
         out, err = run.communicate(timeout=60)

@@ -20,10 +20,14 @@ import os
 import signal
 import socket
 import sys
+import textwrap
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from tests.servers import log_tail
 
 LOG_LINES = 5  # the lines of the server's log printed with the stop
 
@@ -47,16 +51,6 @@ def refuses(host: str, port: int, timeout: float = 2.0) -> bool:
         return False
 
 
-def _tail(log: Path | None) -> str:
-    if log is None:
-        return ""
-    try:
-        lines = log.read_text(errors="replace").splitlines()[-LOG_LINES:]
-    except OSError:
-        return ""
-    return "".join(f"\n  {line}" for line in lines)
-
-
 def watch_server(
     url: str,
     *,
@@ -64,21 +58,22 @@ def watch_server(
     log: Path | None = None,
     interval: float = 2.0,
     on_stop: Callable[[str], None] | None = None,
-) -> threading.Event:
-    """Start the watch (module docstring); the returned event stops it when set.  The line is
-    handed to ``on_stop`` (pytest prints it in its summary: while a test runs, pytest holds
-    the standard streams) or, without one, printed to this process's standard error."""
+) -> None:
+    """Start the watch (module docstring) in a daemon thread.  The line is handed to
+    ``on_stop`` (pytest prints it in its summary: while a test runs, pytest holds the standard
+    streams) or, without one, printed to this process's standard error."""
     host, port = address(url)
-    stop = threading.Event()
 
     def watch() -> None:
         refused = 0
-        while not stop.wait(interval):
+        while True:
+            time.sleep(interval)
             refused = refused + 1 if refuses(host, port) else 0
             if refused >= 2:
+                tail = "" if log is None else "\n" + textwrap.indent(log_tail(log, LOG_LINES), "  ")
                 message = (
                     f"error: {name} at {url} stopped accepting connections (it exited), so "
-                    f"the tests that call it cannot finish: stopping the run{_tail(log)}"
+                    f"the tests that call it cannot finish: stopping the run{tail}"
                 )
                 if on_stop is None:
                     print(message, file=sys.__stderr__, flush=True)
@@ -88,4 +83,3 @@ def watch_server(
                 return
 
     threading.Thread(target=watch, name=f"watch {url}", daemon=True).start()
-    return stop
