@@ -27,16 +27,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-ANCHOR = "048f9e6"  # the tree before the fixed-chance trees, the kernel and the compiled engine
+from anchor import ANCHOR, REPO, anchor_tree, run_arm  # benchmarks/anchor.py
+
 ARMS = ("anchor", "current")
 STEPS = ("pool", "screening", "axes")
 TARGETS = {  # issue 20, seconds on this machine
@@ -48,17 +44,8 @@ TARGETS = {  # issue 20, seconds on this machine
 }
 
 CHILD = r"""
-import json, os, resource, sys, time
-# Only the arm's own tree: the checkout's editable install would otherwise answer for the
-# modules a revision lacks (arena.compiled_engine in an anchor from before it, say).
-sys.meta_path[:] = [f for f in sys.meta_path if not f.__module__.startswith("__editable__")]
-tree = os.getcwd()
-try:
-    from arena.compiled_engine import enable
-except ImportError:  # a revision from before the compiled engine
-    engine = "interpreted (no compiled engine at this revision)"
-else:
-    engine = enable()
+import json, resource, time
+engine = compiled_engine()
 from arena.parallel import process_pool
 from engines.axes.budgets import axis_budget, screening_budget
 from engines.axes.compute import compute_with_rerun
@@ -68,10 +55,7 @@ from engines.gbg.seed_pool import run_pool
 from engines.gbg.spec import GameSpec
 
 arm, target, n_games = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-for name, module in list(sys.modules.items()):
-    where = os.path.abspath(getattr(module, "__file__", None) or "/")
-    if name.split(".")[0] in ("arena", "engines") and not where.startswith(tree + os.sep):
-        sys.exit(f"paper_profile: the {arm} arm loaded {name} from outside its tree: {where}")
+only_this_tree(arm)
 
 def log(message):
     print(f"[{time.strftime('%H:%M:%S')}] {arm}: {message}", file=sys.stderr, flush=True)
@@ -125,33 +109,7 @@ print(json.dumps({
 
 def measure(arm: str, tree: Path, target: int, games: int) -> dict[str, Any]:
     """One run of the profile in ``tree``, in a fresh process."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0"}
-    with tempfile.TemporaryDirectory(prefix="genstrat-profile-") as data:
-        env["GENSTRAT_DATA"] = data
-        done = subprocess.run(
-            [sys.executable, "-c", CHILD, arm, str(target), str(games)],
-            cwd=tree,
-            env=env,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-    if done.returncode != 0:
-        raise SystemExit(f"paper_profile: the {arm} arm failed (exit {done.returncode})")
-    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return found
-
-
-def worktree(revision: str, into: Path) -> Path:
-    """A detached checkout of ``revision`` under ``into``."""
-    path = into / "anchor"
-    done = subprocess.run(
-        ["git", "-C", str(REPO), "worktree", "add", "--detach", str(path), revision],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"paper_profile: cannot check out {revision}: {done.stderr.strip()}")
-    return path
+    return run_arm("paper_profile", CHILD, arm, tree, [str(target), str(games)])
 
 
 def numbers(run: dict[str, Any]) -> str:
@@ -241,18 +199,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.rounds < 1 or args.pool < 2 or not 1 <= args.games <= 50:
         raise SystemExit("paper_profile: --rounds >= 1, --pool >= 2 and 1 <= --games <= 50")
-    with tempfile.TemporaryDirectory(prefix="genstrat-anchor-") as scratch:
-        trees = {"anchor": worktree(args.anchor, Path(scratch)), "current": REPO}
-        try:
-            runs: dict[str, list[dict[str, Any]]] = {arm: [] for arm in ARMS}
-            for round_ in range(args.rounds):
-                for arm in ARMS if round_ % 2 == 0 else tuple(reversed(ARMS)):
-                    runs[arm].append(measure(arm, trees[arm], args.pool, args.games))
-        finally:
-            subprocess.run(
-                ["git", "-C", str(REPO), "worktree", "remove", "--force", str(trees["anchor"])],
-                capture_output=True,
-            )
+    runs: dict[str, list[dict[str, Any]]] = {arm: [] for arm in ARMS}
+    with anchor_tree(args.anchor, "paper_profile") as anchor:
+        trees = {"anchor": anchor, "current": REPO}
+        for round_ in range(args.rounds):
+            for arm in ARMS if round_ % 2 == 0 else tuple(reversed(ARMS)):
+                runs[arm].append(measure(arm, trees[arm], args.pool, args.games))
     report = summary(runs, args.rounds)
     report["anchor_revision"] = args.anchor
     report["full_profile"] = args.pool == 2000 and args.games == 50
