@@ -52,7 +52,7 @@ from engines.axes.state_space import StateSpace, state_space
 from engines.axes.temporal import temporal_share
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
-from engines.tasks import InlinePool, TaskPool, TaskResult
+from engines.tasks import InlinePool, TaskPool, TaskResult, cycle_collection_paused
 
 AXES_VERSION = "1"
 """Bumped whenever a change to this package changes the numbers the axes produce."""
@@ -126,12 +126,13 @@ class AxisReport:
 def _rank_task(
     spec_json: str, seeds: list[int], deals: list[tuple[int, int]], amounts: int
 ) -> list[float]:
-    spec = _spec(spec_json)
-    return scores_against_l0(spec, seeds, deals, amounts)
+    with cycle_collection_paused():
+        return scores_against_l0(_spec(spec_json), seeds, deals, amounts)
 
 
 def _state_space_task(spec_json: str, deals: int, seed: int) -> StateSpace:
-    return state_space(_spec(spec_json), deals, seed)
+    with cycle_collection_paused():
+        return state_space(_spec(spec_json), deals, seed)
 
 
 def _replay_task(
@@ -145,7 +146,8 @@ def _replay_task(
     spec = _spec(spec_json)
     out = []
     for d in decisions:
-        table = action_values(spec, traces[d.deal], d, population, budget, seed)
+        with cycle_collection_paused():
+            table = action_values(spec, traces[d.deal], d, population, budget, seed)
         values = table.values
         out.append(
             DecisionScore(
@@ -166,7 +168,9 @@ def _info_task(
     spec_json: str, population: Population, budget: AxisBudget, seed: int, seat: int, index: int
 ) -> tuple[int, list[float], SearchStats]:
     stats = SearchStats()
-    diffs = information_differences(_spec(spec_json), population, budget, seed, seat, index, stats)
+    with cycle_collection_paused():
+        spec = _spec(spec_json)
+        diffs = information_differences(spec, population, budget, seed, seat, index, stats)
     return seat, diffs, stats
 
 

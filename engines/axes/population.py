@@ -200,6 +200,8 @@ def scores_against_l0(
             else:
                 end = play_tree(tree, tree.root, policies, uniforms, max_amounts)
                 totals[j] += node_lead(end, seat)
+        if tree is not None:
+            tree.release()
     return [t / len(deals) if deals else 0.0 for t in totals]
 
 

@@ -130,6 +130,7 @@ def _replay_memoised(
                 policies.reverse()
             ends = play_trees(tree, roots, policies, moves[k, t].tolist(), max_amounts)
             out[:, k, t] = [node_lead(end, seat) for end in ends]
+    tree.release()
 
 
 def _replay_interpreted(

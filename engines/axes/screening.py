@@ -63,7 +63,7 @@ from engines.gbg.batch_random import coarse_random_play, l0_rollouts
 from engines.gbg.engine import CARD_EVENTS, CHANCE, PAIR_EVENTS, PUBLIC, State, new_deal
 from engines.gbg.rng import derive_seed, derive_seeds
 from engines.gbg.spec import GameSpec
-from engines.tasks import InlinePool, TaskPool, TaskResult
+from engines.tasks import InlinePool, TaskPool, TaskResult, cycle_collection_paused
 
 SCREENING_AXES = (
     "state_space",
@@ -215,6 +215,7 @@ def _information_sensitivity(
                 continue
             end = play_tree(tree, tree.root, (L0, L0), uniforms, MAX_AMOUNTS)
             leads[i, j] = node_lead(end, 0)
+        tree.release()
     return _variance_share(leads)
 
 
@@ -285,6 +286,7 @@ def _opponent_modelling(
                 continue
             end = play_tree(tree, tree.root, policies, uniforms, MAX_AMOUNTS)
             leads[o, d] = node_lead(end, seat)
+        tree.release()
     # Two-way layout (opponent x deal, common deals): the opponent variance component.
     n_o, n_d = leads.shape
     grand = leads.mean()
@@ -358,9 +360,9 @@ def _screen_chunk(
     rows = []
     for game_seed, spec_json in games:
         spec = GameSpec.from_json(spec_json)
-        rows.append(
-            {"seed": game_seed, **screening_axes(spec, budget, derive_seed(seed, game_seed))}
-        )
+        with cycle_collection_paused():
+            axes = screening_axes(spec, budget, derive_seed(seed, game_seed))
+        rows.append({"seed": game_seed, **axes})
     return rows
 
 

@@ -123,6 +123,17 @@ class FixedChanceTree:
         node.state = state
         return state
 
+    def release(self) -> None:
+        """Unlink every kept node from its parent: the tree is then freed by reference
+        counting as soon as it is dropped, instead of by the cycle collector (a parent and its
+        children refer to each other), which walks every node of every tree still alive at each
+        of its full collections.  The tree is not to be walked afterwards."""
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            node.parent = None
+            stack.extend(node.children.values())
+
     def child(self, node: Node, action: str) -> Node:
         """The node after ``action`` at ``node`` (memoised, with its state kept)."""
         kid, live = self.step(node, action, None)

@@ -2,9 +2,12 @@
 states the interpreter plays, move for move, on every preset and on generated games across
 the generator's whole complexity range (property-based); a revisit is served from the memo;
 a node's state is rebuilt exactly from its ancestors; the node budget bounds the memo, not
-the answers; an illegal move is refused as the interpreter refuses it."""
+the answers; an illegal move is refused as the interpreter refuses it; a released tree is
+freed without the cycle collector."""
 
 from __future__ import annotations
+
+import gc
 
 import numpy as np
 import pytest
@@ -23,6 +26,7 @@ from engines.gbg.batch import FixedChanceTree, Node
 from engines.gbg.engine import CHANCE, State, new_deal
 from engines.gbg.generator import GenerationConfig, generate
 from engines.gbg.spec import GameSpec
+from engines.tasks import cycle_collection_paused
 
 COMPLEXITY = GenerationConfig.model_fields["complexity"].metadata
 LOW = next(c.ge for c in COMPLEXITY if hasattr(c, "ge"))
@@ -153,3 +157,38 @@ def test_an_illegal_move_is_refused_as_the_interpreter_refuses_it() -> None:
     with pytest.raises(ValueError, match="illegal action 'raise 9'"):
         tree.step(tree.root, "raise 9", None)
     assert tree.size == 1 and not tree.root.children
+
+
+def _live_nodes() -> int:
+    return sum(isinstance(o, Node) for o in gc.get_objects())
+
+
+def _grown(seed: int) -> FixedChanceTree:
+    """A Leduc tree with every first move and every reply below them kept."""
+    spec = presets.leduc()
+    chance = draw_chance(spec, np.random.default_rng(seed))
+    tree = fixed_chance_tree(new_deal(spec, explicit_chance=True), chance.rank, chance.aux)
+    for action in tree.root.legal:
+        kid = tree.child(tree.root, action)
+        for reply in kid.legal:
+            tree.child(kid, reply)
+    return tree
+
+
+def test_a_released_tree_is_freed_by_reference_counting() -> None:
+    """A parent and its children refer to each other, so a dropped tree waits for the cycle
+    collector; ``release`` unlinks them and the tree goes as soon as it is dropped."""
+    gc.collect()
+    before = _live_nodes()
+    with cycle_collection_paused():
+        kept = _grown(4)
+        assert kept.size > 4 and _live_nodes() - before == kept.size
+        kept.release()
+        del kept
+        assert _live_nodes() == before
+        unreleased = _grown(4)
+        size = unreleased.size
+        del unreleased
+        assert _live_nodes() - before == size  # held by their cycles until a collection
+    gc.collect()
+    assert _live_nodes() == before
