@@ -18,12 +18,13 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 ANCHOR = "048f9e6"  # the tree before the fixed-chance trees, the kernel and the compiled engine
+ARMS = ("anchor", "current")
 
 ISOLATE = r"""
 import os, sys
@@ -101,3 +102,17 @@ def run_arm(
         raise SystemExit(f"{tool}: the {arm} arm failed (exit {child.returncode})")
     found: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     return found
+
+
+def alternate(
+    revision: str, tool: str, rounds: int, measure: Callable[[str, Path], dict[str, Any]]
+) -> dict[str, list[dict[str, Any]]]:
+    """``measure(arm, tree)`` for both arms in every round, the anchor first in odd rounds (so
+    that a slower or faster spell of the machine falls on both); the results by arm."""
+    runs: dict[str, list[dict[str, Any]]] = {arm: [] for arm in ARMS}
+    with anchor_tree(revision, tool) as anchor:
+        trees = {"anchor": anchor, "current": REPO}
+        for round_ in range(rounds):
+            for arm in ARMS if round_ % 2 == 0 else tuple(reversed(ARMS)):
+                runs[arm].append(measure(arm, trees[arm]))
+    return runs

@@ -32,9 +32,8 @@ import statistics
 import sys
 from typing import Any
 
-from anchor import ANCHOR, REPO, anchor_tree, run_arm  # benchmarks/anchor.py
+from anchor import ANCHOR, ARMS, REPO, alternate, run_arm  # benchmarks/anchor.py
 
-ARMS = ("anchor", "current")
 TARGETS = {"example4643": 5.0, "median accepted game": 5.0}  # issue 20: batch / State API
 
 CHILD = r"""
@@ -124,13 +123,12 @@ def main() -> None:
     specs = games()
     median_name = specs.pop("median_name")
     stdin = json.dumps(specs)
-    runs: dict[str, list[dict[str, Any]]] = {arm: [] for arm in ARMS}
-    with anchor_tree(args.anchor, "batch_state_api") as anchor:
-        trees = {"anchor": anchor, "current": REPO}
-        for round_ in range(args.rounds):
-            for arm in ARMS if round_ % 2 == 0 else tuple(reversed(ARMS)):
-                tree, deals = trees[arm], [str(args.deals)]
-                runs[arm].append(run_arm("batch_state_api", CHILD, arm, tree, deals, stdin))
+    runs = alternate(
+        args.anchor,
+        "batch_state_api",
+        args.rounds,
+        lambda arm, tree: run_arm("batch_state_api", CHILD, arm, tree, [str(args.deals)], stdin),
+    )
     report = summary(runs)
     report["anchor_revision"] = args.anchor
     report["median_name"] = median_name

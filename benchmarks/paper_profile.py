@@ -31,9 +31,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from anchor import ANCHOR, REPO, anchor_tree, run_arm  # benchmarks/anchor.py
+from anchor import ANCHOR, ARMS, alternate, run_arm  # benchmarks/anchor.py
 
-ARMS = ("anchor", "current")
 STEPS = ("pool", "screening", "axes")
 TARGETS = {  # issue 20, seconds on this machine
     "pool": 20.0,
@@ -199,12 +198,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.rounds < 1 or args.pool < 2 or not 1 <= args.games <= 50:
         raise SystemExit("paper_profile: --rounds >= 1, --pool >= 2 and 1 <= --games <= 50")
-    runs: dict[str, list[dict[str, Any]]] = {arm: [] for arm in ARMS}
-    with anchor_tree(args.anchor, "paper_profile") as anchor:
-        trees = {"anchor": anchor, "current": REPO}
-        for round_ in range(args.rounds):
-            for arm in ARMS if round_ % 2 == 0 else tuple(reversed(ARMS)):
-                runs[arm].append(measure(arm, trees[arm], args.pool, args.games))
+    runs = alternate(
+        args.anchor,
+        "paper_profile",
+        args.rounds,
+        lambda arm, tree: measure(arm, tree, args.pool, args.games),
+    )
     report = summary(runs, args.rounds)
     report["anchor_revision"] = args.anchor
     report["full_profile"] = args.pool == 2000 and args.games == 50
