@@ -67,8 +67,9 @@ def cycle_collection_paused() -> Iterator[None]:
     of the collector's passes walks what is alive; their trees are unlinked when done
     (``FixedChanceTree.release``) so that reference counting frees them, and the garbage left
     for the collector is collected after the block.  Measured on the paper-budget axes with
-    reruns of seed 871 (one process, 2026-12-06): 9.4 and 9.0 s with the collector on, 7.7 and
-    8.2 s with it off, the same peak memory (324 MB).
+    reruns in one process, alternating with this pause made a no-op (2026-12-06): seed 871 9.3
+    and 8.9 s against 9.7 and 10.4 s, seed 2395 8.4 and 7.9 s against 8.0 and 8.6 s (within
+    noise), the same peak memory (324 and 330 MB).
     """
     was_on = gc.isenabled()
     gc.disable()
