@@ -51,23 +51,25 @@ def anchor_tree(revision: str, tool: str) -> Iterator[Path]:
     """A detached checkout of ``revision``, removed afterwards; ``tool`` names the benchmark in
     the one line of an error."""
     previous = signal.signal(signal.SIGTERM, _stop)
-    with tempfile.TemporaryDirectory(prefix="genstrat-anchor-") as scratch:
-        path = Path(scratch) / "anchor"
-        done = subprocess.run(
-            ["git", "-C", str(REPO), "worktree", "add", "--detach", str(path), revision],
-            capture_output=True,
-            text=True,
-        )
-        if done.returncode != 0:
-            raise SystemExit(f"{tool}: cannot check out {revision}: {done.stderr.strip()}")
-        try:
-            yield path
-        finally:
-            subprocess.run(
-                ["git", "-C", str(REPO), "worktree", "remove", "--force", str(path)],
+    try:
+        with tempfile.TemporaryDirectory(prefix="genstrat-anchor-") as scratch:
+            path = Path(scratch) / "anchor"
+            done = subprocess.run(
+                ["git", "-C", str(REPO), "worktree", "add", "--detach", str(path), revision],
                 capture_output=True,
+                text=True,
             )
-            signal.signal(signal.SIGTERM, previous)
+            if done.returncode != 0:
+                raise SystemExit(f"{tool}: cannot check out {revision}: {done.stderr.strip()}")
+            try:
+                yield path
+            finally:
+                subprocess.run(
+                    ["git", "-C", str(REPO), "worktree", "remove", "--force", str(path)],
+                    capture_output=True,
+                )
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _stop(signum: int, frame: object) -> None:

@@ -57,8 +57,9 @@ print(json.dumps({"engine": engine, "rates": rates}))
 """
 
 
-def games() -> dict[str, str]:
-    """The specs both arms play, as canonical JSON, by the name the report gives them."""
+def games() -> tuple[dict[str, str], str]:
+    """The specs both arms play, as canonical JSON, by the name the report gives them; and the
+    median accepted game's own name."""
     sys.path.insert(0, str(REPO))
     from engines.gbg import presets
     from engines.gbg.throughput import median_accepted_game
@@ -70,8 +71,7 @@ def games() -> dict[str, str]:
         "example4643": presets.example4643().canonical_json(),
         "holdem-limit": presets.holdem_limit().canonical_json(),
         "median accepted game": median.canonical_json(),
-        "median_name": median.name,
-    }
+    }, median.name
 
 
 def summary(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
@@ -120,8 +120,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.rounds < 1 or args.deals < 100:
         raise SystemExit("batch_state_api: --rounds >= 1 and --deals >= 100")
-    specs = games()
-    median_name = specs.pop("median_name")
+    specs, median_name = games()
     stdin = json.dumps(specs)
     runs = alternate(
         args.anchor,
