@@ -84,23 +84,41 @@ def _run_pytest(tmp_path: Path, url: str, log: Path | None, seconds: int) -> sub
     )
 
 
+# A server in a process of its own, as the local LLM server is: it listens on a free loopback port,
+# prints the port and never accepts.  Killing the process is what closes the port: a listening
+# socket of the test's own process would stay open in any process forked while it existed (a pool
+# worker of an earlier test on the same pytest worker), and the port would never refuse.
+_SERVER = """
+import socket, time
+sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+sock.bind(("127.0.0.1", 0))
+sock.listen(8)
+print(sock.getsockname()[1], flush=True)
+time.sleep(600)
+"""
+
+
 def test_a_server_that_exits_stops_the_run_with_one_line_and_its_log(tmp_path: Path) -> None:
-    server = _listening()
-    url = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
-    log = tmp_path / "server.log"
-    log.write_text("".join(f"line {i}\n" for i in range(20)))
-    run = _run_pytest(tmp_path, url, log, seconds=120)
+    server = subprocess.Popen([sys.executable, "-c", _SERVER], stdout=subprocess.PIPE, text=True)
+    run: subprocess.Popen[str] | None = None
     try:
+        assert server.stdout is not None
+        url = f"http://127.0.0.1:{int(server.stdout.readline())}/v1"
+        log = tmp_path / "server.log"
+        log.write_text("".join(f"line {i}\n" for i in range(20)))
+        run = _run_pytest(tmp_path, url, log, seconds=120)
         time.sleep(3.0)  # the run is under way, the server answers
         assert run.poll() is None
         with log.open("a") as sink:  # its last words: the tail is read when it dies
             sink.write("Llama._create_completion: cache miss\n")
-        server.close()  # the server exits
+        server.kill()  # the server exits
+        server.wait()
         started = time.monotonic()
         out, err = run.communicate(timeout=60)
     finally:
-        server.close()
-        if run.poll() is None:
+        server.kill()
+        server.communicate()
+        if run is not None and run.poll() is None:
             run.kill()
             run.communicate()
     assert time.monotonic() - started < 30  # not the test's 120 s
