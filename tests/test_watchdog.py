@@ -52,9 +52,20 @@ def test_a_closed_port_is_refused() -> None:
     assert refuses("127.0.0.1", free_port())
 
 
-def _run_pytest(tmp_path: Path, url: str, log: Path | None, seconds: int) -> subprocess.Popen[str]:
+# pytest started with SIGINT ignored, as a shell without job control starts a background command
+# (``make test &`` in a script): the ignored disposition survives the exec.
+_SIGINT_IGNORED = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+
+
+def _run_pytest(
+    tmp_path: Path, url: str, log: Path | None, seconds: int, *, sigint_ignored: bool = False
+) -> subprocess.Popen[str]:
     """pytest in a child process, with the suite's conftest as a plugin, on one test that sleeps
-    ``seconds``, watching ``url`` (every 0.2 s)."""
+    ``seconds``, watching ``url`` (every 0.2 s); ``sigint_ignored``: started with SIGINT
+    ignored."""
     test = tmp_path / "test_sleeps.py"
     test.write_text(f"import time\n\ndef test_sleeps():\n    time.sleep({seconds})\n")
     env = {**os.environ, "GENSTRAT_LOCAL_LLM_URL": url, "GENSTRAT_WATCH_INTERVAL": "0.2"}
@@ -62,9 +73,11 @@ def _run_pytest(tmp_path: Path, url: str, log: Path | None, seconds: int) -> sub
     env.pop("GENSTRAT_LOCAL_LLM_LOG", None)
     if log is not None:
         env["GENSTRAT_LOCAL_LLM_LOG"] = str(log)
+    launcher = ["-c", _SIGINT_IGNORED] if sigint_ignored else []
     return subprocess.Popen(
         [
             sys.executable,
+            *launcher,
             "-m",
             "pytest",
             "-q",
@@ -98,7 +111,10 @@ time.sleep(600)
 """
 
 
-def test_a_server_that_exits_stops_the_run_with_one_line_and_its_log(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sigint_ignored", [False, True], ids=["sigint-default", "sigint-ignored"])
+def test_a_server_that_exits_stops_the_run_with_one_line_and_its_log(
+    tmp_path: Path, sigint_ignored: bool
+) -> None:
     server = subprocess.Popen([sys.executable, "-c", _SERVER], stdout=subprocess.PIPE, text=True)
     run: subprocess.Popen[str] | None = None
     try:
@@ -106,7 +122,7 @@ def test_a_server_that_exits_stops_the_run_with_one_line_and_its_log(tmp_path: P
         url = f"http://127.0.0.1:{int(server.stdout.readline())}/v1"
         log = tmp_path / "server.log"
         log.write_text("".join(f"line {i}\n" for i in range(20)))
-        run = _run_pytest(tmp_path, url, log, seconds=120)
+        run = _run_pytest(tmp_path, url, log, seconds=120, sigint_ignored=sigint_ignored)
         time.sleep(3.0)  # the run is under way, the server answers
         assert run.poll() is None
         with log.open("a") as sink:  # its last words: the tail is read when it dies

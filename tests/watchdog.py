@@ -8,7 +8,10 @@ every ``interval`` seconds, and once it refuses two connections in a row (a serv
 busy still accepts them: the kernel queues them) it reports one line naming the server, with the
 tail of its log when ``log`` is given, then interrupts this process as Ctrl-C would (SIGINT):
 pytest stops, reports the tests it ran and that line, and exits with its "interrupted" status
-(2), and the Makefile's trap stops what is left.  ``tests/conftest.py`` starts it in the
+(2), and the Makefile's trap stops what is left.  A process whose SIGINT is ignored (one started
+in the background by a shell without job control, ``make test &`` in a script: Python then
+installs no handler of its own) would let that interruption pass unnoticed and sleep on, so the
+watch gives SIGINT Python's own handler first.  ``tests/conftest.py`` starts it in the
 process that runs the session (pytest-xdist's controller, or the only process), from
 ``$GENSTRAT_LOCAL_LLM_URL`` and ``$GENSTRAT_LOCAL_LLM_LOG`` (every ``$GENSTRAT_WATCH_INTERVAL``
 seconds, 2 by default).
@@ -59,10 +62,13 @@ def watch_server(
     interval: float = 2.0,
     on_stop: Callable[[str], None] | None = None,
 ) -> None:
-    """Start the watch (module docstring) in a daemon thread.  The line is handed to
-    ``on_stop`` (pytest prints it in its summary: while a test runs, pytest holds the standard
-    streams) or, without one, printed to this process's standard error."""
+    """Start the watch (module docstring) in a daemon thread; call it from the main thread.
+    The line is handed to ``on_stop`` (pytest prints it in its summary: while a test runs,
+    pytest holds the standard streams) or, without one, printed to this process's standard
+    error."""
     host, port = address(url)
+    if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL):
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # see the module docstring
 
     def watch() -> None:
         refused = 0
