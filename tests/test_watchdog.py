@@ -98,9 +98,9 @@ def _run_pytest(
 
 
 # A server in a process of its own, as the local LLM server is: it listens on a free loopback port,
-# prints the port and never accepts.  Killing the process is what closes the port: a listening
-# socket of the test's own process would stay open in any process forked while it existed (a pool
-# worker of an earlier test on the same pytest worker), and the port would never refuse.
+# prints the port and never accepts.  Killing the process is what closes the port; closing a
+# listening socket of the test's own process would not, should any process have been forked from
+# the test's process while the socket was open (the fork holds it too).
 _SERVER = """
 import socket, time
 sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
