@@ -134,7 +134,11 @@ class EpisodeAssetConfig(dg.Config):
 
 
 def build_episode_adaptation(
-    roster: pd.DataFrame, config: EpisodeAssetConfig, folder: Path, n_boot: int
+    roster: pd.DataFrame,
+    config: EpisodeAssetConfig,
+    folder: Path,
+    n_boot: int,
+    generation: str = "default",
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     episode = EpisodeConfig(
         hands=config.hands,
@@ -145,7 +149,7 @@ def build_episode_adaptation(
     builtins = [p.name for p in players.players if isinstance(p, BuiltinEntry)]
     pairs = [(name, EXPLOITABLE) for name in builtins if name != EXPLOITABLE]
     path, stopped = run_episode_tournament(
-        players, pairs, resolve_games(config.games), config.episodes, episode, folder
+        players, pairs, resolve_games(config.games, generation), config.episodes, episode, folder
     )
     hands = pd.read_parquet(path)
     table = adaptation_table(hands, n_boot, np.random.default_rng(config.seed))
@@ -184,7 +188,7 @@ def episode_adaptation(
 ) -> dg.Output[pd.DataFrame]:
     n_boot = config.bootstrap or profile.get().bootstrap_resamples
     table, metadata = build_episode_adaptation(
-        roster, config, paths.data_path() / "episodes", n_boot
+        roster, config, paths.data_path() / "episodes", n_boot, profile.get().generation
     )
     return dg.Output(table, metadata=metadata)
 
@@ -210,11 +214,16 @@ def track_programs(roster: pd.DataFrame) -> dict[str, tuple[str, Path]]:
 
 
 def build_program_track(
-    roster: pd.DataFrame, config: ProgramTrackConfig, folder: Path, n_boot: int
+    roster: pd.DataFrame,
+    config: ProgramTrackConfig,
+    folder: Path,
+    n_boot: int,
+    generation: str = "default",
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     field = reference_field(config.field)
+    games = resolve_games(config.games, generation)
     attempts, matches = play_program_track(
-        track_programs(roster), field, resolve_games(config.games), config.runs, folder
+        track_programs(roster), field, games, config.runs, folder
     )
     runs, table = track_table(attempts, matches, field, n_boot, np.random.default_rng(config.seed))
     metadata: dict[str, Any] = {
@@ -240,7 +249,7 @@ def program_track(
 ) -> dg.Output[pd.DataFrame]:
     n_boot = config.bootstrap or profile.get().bootstrap_resamples
     table, metadata = build_program_track(
-        roster, config, paths.data_path() / "program_track", n_boot
+        roster, config, paths.data_path() / "program_track", n_boot, profile.get().generation
     )
     return dg.Output(table, metadata=metadata)
 

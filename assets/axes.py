@@ -16,8 +16,9 @@ the inputs, calls one function per asset and attaches metadata.
 
 Partitions come from ``assets.partitions.BENCHMARK_GAMES`` (shared with ``match_corpus``); a
 partition key is a game token (a generator seed or a preset name).  ``axis_scores`` takes the
-game's spec from ``benchmark_games`` when the token is selected there, and otherwise resolves
-the token as every command does (``arena.games.resolve_game``).  If
+game's spec from ``benchmark_games`` (the game's carried identity); a preset that is not selected
+needs no configuration and is resolved by name, and a seed that is not selected is refused
+(``arena.games.catalogued_game``).  If
 ``BENCHMARK_GAMES`` is a dynamic partitions definition, ``benchmark_games`` registers the
 selected games as its keys (and removes keys no longer selected).
 """
@@ -28,7 +29,7 @@ import time
 import dagster as dg
 import pandas as pd
 
-from arena.games import resolve_game
+from arena.games import catalogue_from_table, catalogued_game
 from arena.parallel import process_pool
 from arena.progress import ProgressReporter, Stages
 from assets.metadata import contract_check, image_metadata, markdown_table
@@ -51,7 +52,7 @@ from engines.axes.budgets import axis_budget, screening_budget
 from engines.axes.compute import AXES_VERSION, compute_with_rerun
 from engines.axes.names import AXES
 from engines.axes.screening import SCREENING_AXES
-from engines.gbg import ENGINE_VERSION, GameSpec, rulebook
+from engines.gbg import ENGINE_VERSION, rulebook
 
 GROUP_NAME = "axes"
 CODE_VERSION = f"engine-{ENGINE_VERSION}-axes-{AXES_VERSION}"
@@ -154,7 +155,9 @@ def axis_scores(
     token = context.partition_key
     listed = benchmark_games[benchmark_games["game"] == token]
     selected = len(listed) > 0
-    spec = GameSpec.from_json(listed["spec_json"].iloc[0]) if selected else resolve_game(token)
+    spec = catalogued_game(
+        token, catalogue_from_table(benchmark_games), "benchmark_games"
+    ).generated
     budget = axis_budget(profile.get().axis_budget)
     started = time.perf_counter()
     with Stages(token, unit="tasks", out=context.log.info) as progress, process_pool() as pool:

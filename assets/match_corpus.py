@@ -13,9 +13,15 @@ fan-out: on the Dask executor each is a task on any worker), and ``collect_match
 step's journal, writes the tables and runs the checks (``run_tournament`` on the folder, which
 then has nothing left to play). The tables do not depend on ``steps``.
 
-Blocking checks, per partition: zero-sum per match, every match's spec hash equal to its
-benchmark game's, no duplicate match ids.  Games come from ``assets.partitions`` (see there for
-the demo source and how to rewire to ``benchmark_games``).
+A partition's game is the one ``benchmark_games`` recorded for its key, spec and all (the
+game's identity is carried, never re-derived: a seed alone names no game without its generation
+configuration; ``arena.games.catalogued_game``). A preset (``kuhn``, ``leduc``) needs no
+configuration and may be a partition without being selected.
+
+Blocking checks, per partition: zero-sum per match, every match's spec hash equal to the
+``spec_hash`` that ``benchmark_games`` records for the game (read from its column, not
+recomputed from the spec the tournament played, so a corpus of another game fails by name), no
+duplicate match ids.
 """
 
 from collections.abc import Iterator
@@ -27,7 +33,7 @@ import dagster as dg
 import pandas as pd
 from pydantic import Field
 
-from arena.games import resolve_games
+from arena.games import catalogue_from_table, catalogued_game
 from arena.progress import ProgressReporter
 from arena.tournament.journal import MATCHES, MOVES
 from arena.tournament.runner import run_tournament
@@ -37,6 +43,7 @@ from assets.partitions import BENCHMARK_GAMES
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import GROUP_NAME, roster_from_table
 from engines.tournament import corpus_checks
+from engines.tournament.schedule import Game
 
 CHECK_NAMES = ("zero_sum", "spec_hash_matches_game", "unique_match_ids")
 CHECK_SPECS = [dg.AssetCheckSpec(name, asset="match_corpus", blocking=True) for name in CHECK_NAMES]
@@ -64,10 +71,23 @@ def partition_folder(data: Path, token: str) -> Path:
     return data / "tournament" / quote(token, safe="-_.")
 
 
+def benchmark_game(benchmark_games: pd.DataFrame, token: str) -> Game:
+    """The game of partition ``token`` as ``benchmark_games`` holds it (a preset if unlisted)."""
+    return catalogued_game(token, catalogue_from_table(benchmark_games), "benchmark_games")
+
+
+def recorded_hash(benchmark_games: pd.DataFrame, game: Game) -> str:
+    """The spec hash ``benchmark_games`` records for ``game`` (the game's own for a preset that
+    it does not list): what the corpus check holds the played matches to."""
+    listed = benchmark_games.loc[benchmark_games["game"].astype(str) == game.token, "spec_hash"]
+    return str(listed.iloc[0]) if len(listed) else game.spec.spec_hash
+
+
 def tournament_inputs(
     context: dg.OpExecutionContext,
     config: TournamentConfig,
     roster: pd.DataFrame,
+    benchmark_games: pd.DataFrame,
     profile: RunProfile,
     paths: ProjectPaths,
 ) -> dict[str, Any]:
@@ -75,7 +95,7 @@ def tournament_inputs(
     token = context.partition_key
     return {
         "roster": roster_from_table(roster),
-        "games": resolve_games([token]),
+        "games": [benchmark_game(benchmark_games, token)],
         "runs": config.runs or profile.get().runs_per_matchup,
         "folder": partition_folder(paths.data_path(), token),
     }
@@ -86,12 +106,13 @@ def plan_matches(
     context: dg.OpExecutionContext,
     config: TournamentConfig,
     roster: pd.DataFrame,
+    benchmark_games: pd.DataFrame,
     profile: RunProfile,
     paths: ProjectPaths,
 ) -> Iterator[dg.DynamicOutput[dict[str, Any]]]:
     """Deal the game's matches still to play into ``steps`` shares (one output each)."""
     shares = plan_shares(
-        **tournament_inputs(context, config, roster, profile, paths),
+        **tournament_inputs(context, config, roster, benchmark_games, profile, paths),
         steps=config.steps,
         retry_failed=config.retry_failed,
     )
@@ -106,6 +127,7 @@ def play_matches(
     context: dg.OpExecutionContext,
     config: TournamentConfig,
     roster: pd.DataFrame,
+    benchmark_games: pd.DataFrame,
     share: dict[str, Any],
     profile: RunProfile,
     paths: ProjectPaths,
@@ -123,7 +145,7 @@ def play_matches(
             reporter.set(done[0], len(chosen.match_ids), moves=done[1])
 
         result = play_share(
-            **tournament_inputs(context, config, roster, profile, paths),
+            **tournament_inputs(context, config, roster, benchmark_games, profile, paths),
             share=chosen,
             parallel=config.parallel,
             on_match=on_match,
@@ -142,13 +164,14 @@ def collect_matches(
     context: dg.OpExecutionContext,
     config: TournamentConfig,
     roster: pd.DataFrame,
+    benchmark_games: pd.DataFrame,
     played: list[dict[str, Any]],
     profile: RunProfile,
     paths: ProjectPaths,
 ) -> Iterator[dg.Output[pd.DataFrame] | dg.AssetCheckResult]:
     """Every step's matches as the two tables (and whatever no step played, played here)."""
     token = context.partition_key
-    inputs = tournament_inputs(context, config, roster, profile, paths)
+    inputs = tournament_inputs(context, config, roster, benchmark_games, profile, paths)
     folder = inputs["folder"]
     with ProgressReporter(token, unit="matches", out=context.log.info) as reporter:
         summary = run_tournament(
@@ -192,7 +215,7 @@ def collect_matches(
         },
     )
     yield dg.Output(moves, output_name="match_moves", metadata={"dagster/row_count": len(moves)})
-    expected = {token: inputs["games"][0].spec.spec_hash}
+    expected = {token: recorded_hash(benchmark_games, inputs["games"][0])}
     for name, check in (
         ("zero_sum", corpus_checks.zero_sum(matches)),
         ("spec_hash_matches_game", corpus_checks.spec_hashes(matches, expected, "game")),
@@ -240,10 +263,10 @@ def tournament_config(config: TournamentConfig) -> dict[str, Any]:
     check_specs=CHECK_SPECS,
     config=dg.ConfigMapping(config_fn=tournament_config),
 )
-def match_corpus(roster: pd.DataFrame) -> dict[str, Any]:
-    shares = plan_matches(roster)
-    played = shares.map(lambda share: play_matches(roster, share))
-    collected = collect_matches(roster, played.collect())
+def match_corpus(roster: pd.DataFrame, benchmark_games: pd.DataFrame) -> dict[str, Any]:
+    shares = plan_matches(roster, benchmark_games)
+    played = shares.map(lambda share: play_matches(roster, benchmark_games, share))
+    collected = collect_matches(roster, benchmark_games, played.collect())
     return {
         "match_corpus": collected.match_corpus,
         "match_moves": collected.match_moves,

@@ -46,7 +46,7 @@ def seed_pool(context: dg.AssetExecutionContext, profile: RunProfile) -> dg.Outp
         process_pool() as pool,
     ):
         for verdict in screen(
-            chosen.seed_start,
+            chosen.first_seed,
             chosen.max_accepted,
             config,
             pool=pool,
@@ -79,6 +79,8 @@ def seed_pool(context: dg.AssetExecutionContext, profile: RunProfile) -> dg.Outp
         frame,
         metadata={
             "generation": config.label,
+            "edition": chosen.edition,
+            "seeds": f"{chosen.seed_range[0]} to {chosen.seed_range[1] - 1}",
             "rulebook_style": chosen.rulebook_style,
             "paper_comparison": dg.MetadataValue.md(markdown_table(beside)),
             "accepted_with_inert_phases": summary["accepted_with_inert_phases"],

@@ -12,7 +12,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
-from assets.run_profiles import PROFILE_ENV_VAR, Profile, get_profile
+from assets.run_profiles import EDITION_ENV_VAR, PROFILE_ENV_VAR, Profile, get_profile
 
 DATA_ENV_VAR = "GENSTRAT_DATA"
 ROSTER_ENV_VAR = "GENSTRAT_ROSTER"
@@ -26,36 +26,59 @@ class ProjectPaths(dg.ConfigurableResource):
     """Where the project keeps its files on the local disk.
 
     ``data_dir`` left unset means ``$GENSTRAT_DATA``, else ``./data`` relative to the working
-    directory (the Makefile exports ``GENSTRAT_DATA`` as the project's ``data/`` folder).
+    directory (the Makefile exports ``GENSTRAT_DATA`` as the project's ``data/`` folder).  A
+    materialization's files live under ``<data>/<profile>/edition-<n>/`` (:meth:`data_path`):
+    the profile and edition are part of where data lives, so that profiles and editions
+    materialized into one data folder never read each other's tables.  ``profile`` and
+    ``edition`` are resolved as the ``profile`` resource resolves them (:class:`RunProfile`);
+    the Definitions give both resources the same settings.
     """
 
     data_dir: str | None = Field(
         default=None,
         description=f"root folder of asset files; default ${DATA_ENV_VAR}, else ./data",
     )
+    profile: str | None = Field(
+        default=None, description=f"profile name; default ${PROFILE_ENV_VAR}, else demo"
+    )
+    edition: int | None = Field(
+        default=None, description=f"edition; default ${EDITION_ENV_VAR}, else the policy's"
+    )
 
-    def data_path(self) -> Path:
-        """The data folder as an absolute path (not created)."""
+    def root_path(self) -> Path:
+        """The data folder itself, as an absolute path (not created)."""
         configured = self.data_dir or dg.EnvVar(DATA_ENV_VAR).get_value(default=DEFAULT_DATA_DIR)
         assert configured is not None
         return Path(configured).expanduser().resolve()
 
+    def data_path(self) -> Path:
+        """The folder of this profile's edition under the data folder (not created)."""
+        chosen = RunProfile(name=self.profile, edition=self.edition).get()
+        return self.root_path().joinpath(*chosen.data_namespace.split("/"))
+
 
 class RunProfile(dg.ConfigurableResource):
-    """The run profile (``demo`` or ``paper``, see ``assets/run_profiles.py``).
+    """The run profile (``demo``, ``tiny``, ``tiny-paper`` or ``paper``, see
+    ``assets/run_profiles.py``) at its edition.
 
-    ``name`` left unset means ``$GENSTRAT_PROFILE``, else ``demo``.
+    ``name`` left unset means ``$GENSTRAT_PROFILE``, else ``demo``; ``edition`` left unset means
+    ``$GENSTRAT_EDITION``, else the edition the profile's policy makes current today.
     """
 
     name: str | None = Field(
         default=None,
         description=f"profile name; default ${PROFILE_ENV_VAR}, else demo",
     )
+    edition: int | None = Field(
+        default=None,
+        description=f"edition; default ${EDITION_ENV_VAR}, else the profile's current one",
+    )
 
     def get(self) -> Profile:
         """Resolve the profile; ``ValueError`` with the valid choices for an unknown name."""
         chosen = self.name or dg.EnvVar(PROFILE_ENV_VAR).get_value()
-        return get_profile(chosen or None)
+        edition = self.edition or dg.EnvVar(EDITION_ENV_VAR).get_value()
+        return get_profile(chosen or None, edition or None)
 
 
 class LocalModel(dg.ConfigurableResource):

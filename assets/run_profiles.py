@@ -16,12 +16,24 @@ rates compare with the paper's; ``arena`` (Game Arena's rethink, the roster's K)
 The ``roster`` asset applies it to the roster, so it is part of every LLM player's fingerprint
 and is recorded with the roster and the release's profile.
 
+Editions (docs/EDITIONS.md): an edition is a numbered draw of benchmark games from seeds that no
+earlier edition of the profile used. Edition ``e`` samples the seeds
+``seed_start + (e - 1) * seed_count`` up to ``seed_count`` further, so editions are disjoint by
+construction (the release store's seed ledger checks it again). The profile's
+:class:`EditionPolicy` says which edition is current: a fixed one (the demo's and tiny's: edition
+1, so ``make run`` is reproducible), or a new one every ``cadence_days`` from ``epoch`` (the
+paper's: weekly), while the nightly refreshes in between add players to the current edition.
+``$GENSTRAT_EDITION`` (or the ``profile`` resource's ``edition``) chooses one explicitly. The
+profile and edition name where a materialization's data lives (:meth:`Profile.data_namespace`),
+so profiles and editions materialized into one data folder never read each other's tables.
+
 This module is pure data and reads the environment only when :func:`get_profile` is called.
 """
 
 from __future__ import annotations
 
 import os
+from datetime import UTC, date, datetime
 from typing import Any, Literal
 
 from pydantic import (
@@ -33,9 +45,12 @@ from pydantic import (
 )
 
 PROFILE_ENV_VAR = "GENSTRAT_PROFILE"
+EDITION_ENV_VAR = "GENSTRAT_EDITION"
 DEFAULT_PROFILE = "demo"
+# The largest edition number accepted: a typo guard (a weekly cadence reaches it in 190 years).
+MAX_EDITION = 10_000
 
-ProfileName = Literal["demo", "paper", "tiny"]
+ProfileName = Literal["demo", "paper", "tiny", "tiny-paper"]
 BudgetName = Literal["quick", "paper"]
 ProtocolName = Literal["paper", "arena"]
 
@@ -60,6 +75,28 @@ class AblationRoles(BaseModel):
         default=(), description="thinking-budget families: (low, high) player pairs"
     )
     judge: str | None = Field(default=None, description="scores the move traces")
+
+
+class EditionPolicy(BaseModel):
+    """Which edition of a profile is current (docs/EDITIONS.md)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cadence_days: int | None = Field(
+        default=None,
+        ge=1,
+        description="days between editions (None: edition 1 unless one is chosen explicitly)",
+    )
+    epoch: date = Field(
+        default=date(2026, 12, 7), description="the day edition 1 starts (with a cadence)"
+    )
+
+    def current(self, today: date) -> int:
+        """The edition current on ``today``: 1 without a cadence, else one more per
+        ``cadence_days`` since ``epoch`` (1 before it)."""
+        if self.cadence_days is None or today <= self.epoch:
+            return 1
+        return 1 + (today - self.epoch).days // self.cadence_days
 
 
 class Profile(BaseModel):
@@ -120,6 +157,34 @@ class Profile(BaseModel):
         description="OpenSpiel games of the openspiel benchmark group (openspiel:<name>[(...)])",
     )
 
+    edition: int = Field(
+        default=1, ge=1, le=MAX_EDITION, description="the edition: which draw of seeds"
+    )
+    edition_policy: EditionPolicy = Field(
+        default_factory=EditionPolicy, description="which edition is current"
+    )
+
+    @property
+    def first_seed(self) -> int:
+        """The first seed of this edition's draw (editions take consecutive, disjoint ranges)."""
+        return self.seed_start + (self.edition - 1) * self.seed_count
+
+    @property
+    def seed_range(self) -> tuple[int, int]:
+        """The seeds this edition may sample: ``[first, stop)``."""
+        return self.first_seed, self.first_seed + self.seed_count
+
+    @property
+    def data_namespace(self) -> str:
+        """Where this profile's edition keeps its data under the data folder."""
+        return f"{self.name}/edition-{self.edition}"
+
+    def in_edition(self, edition: int) -> Profile:
+        """This profile at ``edition`` (``ValueError`` in one line outside 1..MAX_EDITION)."""
+        if not 1 <= edition <= MAX_EDITION:
+            raise ValueError(f"edition must be between 1 and {MAX_EDITION:,}, got {edition}")
+        return self.model_copy(update={"edition": edition})
+
     @model_serializer(mode="wrap")
     def _without_empty_openspiel(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         dumped: dict[str, Any] = handler(self)
@@ -164,6 +229,26 @@ PROFILES: dict[str, Profile] = {
         bootstrap_resamples=50,
         ablation_games=0,
     ),
+    # The tiny graph under the paper's generation configuration and rulebook style: the games
+    # of the paper's distribution through every stage, in minutes (a smoke test of the paper
+    # configuration, and the graph the identity test runs).
+    "tiny-paper": Profile(
+        name="tiny-paper",
+        description="the tiny graph on games of the paper's generation configuration",
+        seed_start=0,
+        seed_count=160,
+        max_accepted=12,
+        benchmark_games=3,
+        screening_budget="quick",
+        axis_budget="quick",
+        builtin_roster_only=True,
+        runs_per_matchup=2,
+        bootstrap_resamples=50,
+        ablation_games=0,
+        generation="paper",
+        rulebook_style="paper",
+        protocol="paper",
+    ),
     "paper": Profile(
         name="paper",
         description="the paper's sizes: 12,351 seeds, 2,000 accepted, 50 games, 20 runs",
@@ -182,6 +267,7 @@ PROFILES: dict[str, Profile] = {
         protocol="paper",
         ablation_roles=AblationRoles(players=("*",), authors=("*",), judge="*"),
         ablation_solved_games=5,
+        edition_policy=EditionPolicy(cadence_days=7),
         # issue 18: Game Arena's and GameBench 2's classic games, played beside the benchmark
         openspiel_games=(
             "openspiel:chess",
@@ -196,17 +282,32 @@ PROFILES: dict[str, Profile] = {
 }
 
 
-def get_profile(name: str | None = None) -> Profile:
-    """Return the profile called ``name``, or the one named by ``$GENSTRAT_PROFILE`` (default demo).
+def get_profile(
+    name: str | None = None, edition: int | str | None = None, today: date | None = None
+) -> Profile:
+    """Return the profile called ``name``, or the one named by ``$GENSTRAT_PROFILE`` (default
+    demo), at ``edition``, else ``$GENSTRAT_EDITION``, else the edition its policy makes current
+    on ``today`` (default: the current UTC date).
 
-    Raises ``ValueError`` naming the valid choices for an unknown name.
+    Raises ``ValueError`` in one line naming the valid choices for an unknown name or edition.
     """
     chosen = name if name is not None else os.environ.get(PROFILE_ENV_VAR) or DEFAULT_PROFILE
     try:
-        return PROFILES[chosen]
+        profile = PROFILES[chosen]
     except KeyError:
         choices = ", ".join(sorted(PROFILES))
         raise ValueError(
             f"unknown profile {chosen!r} (from {PROFILE_ENV_VAR} or config); "
             f"choose one of: {choices}"
         ) from None
+    wanted = edition if edition is not None else os.environ.get(EDITION_ENV_VAR) or None
+    if wanted is None:
+        day = today if today is not None else datetime.now(UTC).date()
+        return profile.in_edition(profile.edition_policy.current(day))
+    text = str(wanted).strip()
+    if not text.isdigit():
+        raise ValueError(
+            f"edition must be a positive whole number (from {EDITION_ENV_VAR} or config), "
+            f"got {wanted!r}"
+        )
+    return profile.in_edition(int(text))

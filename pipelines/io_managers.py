@@ -1,9 +1,10 @@
 """The Parquet IO manager: every asset is a pandas DataFrame in one Parquet file per partition.
 
-Layout, under the project's data folder (``$GENSTRAT_DATA``, else ``./data``)::
+Layout, under the project's data folder (``$GENSTRAT_DATA``, else ``./data``), in the folder of
+the run's profile and edition (``<data>/<profile>/edition-<n>``, ``ProjectPaths.data_path``)::
 
-    <data>/<asset key path>.parquet                    an unpartitioned asset
-    <data>/<asset key path>/<partition key>.parquet    one partition of a partitioned asset
+    <profile data>/<asset key path>.parquet                    an unpartitioned asset
+    <profile data>/<asset key path>/<partition key>.parquet    one partition of a partitioned asset
 
 Writes are atomic (``arena.files.atomic_write``): the table goes to a temporary file in the
 destination folder, is flushed to disk, made readable by others (0644), and replaces the old

@@ -31,6 +31,11 @@ class ProjectEnv:
     data: Path
     dagster_home: Path
 
+    def tables(self, profile: str = "demo", edition: int = 1) -> Path:
+        """Where the asset files of ``profile``'s ``edition`` live under the data folder
+        (``assets.resources.ProjectPaths.data_path``)."""
+        return self.data / profile / f"edition-{edition}"
+
 
 @contextlib.contextmanager
 def signals_kept() -> Iterator[None]:

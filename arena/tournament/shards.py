@@ -28,11 +28,13 @@ import contextlib
 import json
 import os
 import random
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.games import game_records, games_from_records
 from arena.llm.cache import ResponseCache
 from arena.roster import BuiltinEntry, Roster
 from arena.secrets import environment_secrets, redacted_rows, scrub
@@ -54,7 +56,7 @@ class ShardJob:
     """What one worker process plays: its matches of the schedule, into its own journal."""
 
     roster: dict[str, Any]
-    games: tuple[str, ...]
+    games: tuple[dict[str, Any], ...]  # arena.games.game_records
     runs: int
     folder: str
     worker: int
@@ -64,6 +66,7 @@ class ShardJob:
     offline: bool
     environ: dict[str, str] | None
     seed: int
+    max_connection_failures: int | None = None
 
 
 def die_with_parent(parent: int, sig: int | None = None) -> None:
@@ -83,12 +86,11 @@ def die_with_parent(parent: int, sig: int | None = None) -> None:
 def play_shard(job: ShardJob, events: Any, parent: int) -> None:
     """A worker process: play ``job``'s matches, journal them, report on ``events``."""
     die_with_parent(parent)
-    from arena.games import resolve_games
     from arena.roster import parse_roster
     from arena.tournament.journal import write_journal_line
 
     roster = parse_roster(job.roster)
-    games = resolve_games(list(job.games))
+    games = games_from_records(job.games)
     wanted = set(job.match_ids)
     pending = [m for m in tournament_schedule(roster, games, job.runs) if m.match_id in wanted]
     folder = Path(job.folder)
@@ -104,9 +106,14 @@ def play_shard(job: ShardJob, events: Any, parent: int) -> None:
             def on_match(row: Record, moves: list[Record]) -> None:
                 events.put(("match", len(moves)))
 
+            not_played: dict[str, int] = {}
+
             async def main() -> tuple[int, dict[str, str]]:
                 rng = random.Random(derive_seed(job.seed, job.worker))
-                lineup = build_lineup(roster, cache, rng, job.environ, share=job.workers)
+                lineup = build_lineup(
+                    roster, cache, rng, job.environ, share=job.workers,
+                    max_connection_failures=job.max_connection_failures,
+                )  # fmt: skip
                 for player in lineup.players.values():
                     if player.stopped:
                         lineup.stopped[player.name] = player.stopped
@@ -120,10 +127,11 @@ def play_shard(job: ShardJob, events: Any, parent: int) -> None:
                     )
                 finally:
                     await lineup.aclose()
+                    not_played.update(lineup.not_played)
                 return count, lineup.stopped
 
             skipped, stopped = asyncio.run(main())
-        events.put(("done", job.worker, skipped, stopped, cache.hits, cache.misses))
+        events.put(("done", job.worker, skipped, stopped, cache.hits, cache.misses, not_played))
     except BaseException as exc:  # report, then let the parent decide
         events.put(
             ("failed", job.worker, scrub(f"{type(exc).__name__}: {exc}", environment_secrets()))
@@ -145,9 +153,12 @@ def play_sharded(
     environ: dict[str, str] | None,
     seed: int,
     on_progress: Callable[[int], None],
+    max_connection_failures: int | None = None,
+    not_played: Counter[str] | None = None,
 ) -> tuple[int, dict[str, str], int, int]:
     """Play ``pending`` in ``workers`` processes (matches dealt round-robin); return (skipped,
-    stopped players, cache hits, cache misses).  The corpus is reloaded afterwards."""
+    stopped players, cache hits, cache misses), and add the matches each stopped player left
+    out to ``not_played``.  The corpus is reloaded afterwards."""
     import multiprocessing
     import queue as queues
 
@@ -156,13 +167,13 @@ def play_sharded(
     context = multiprocessing.get_context("spawn")
     events = context.Queue()
     data = json.loads(roster_json(roster))
-    tokens = tuple(g.token for g in games)
+    tokens = game_records(games)  # the games' specs: a worker never generates a seed again
     processes = []
     for k in range(workers):
         share = tuple(m.match_id for m in pending[k::workers])
         job = ShardJob(
             data, tokens, runs, str(corpus.folder), k, workers, share,
-            max(1, -(-parallel // workers)), offline, environ, seed,
+            max(1, -(-parallel // workers)), offline, environ, seed, max_connection_failures,
         )  # fmt: skip
         process = context.Process(target=play_shard, args=(job, events, os.getpid()))
         process.start()
@@ -189,6 +200,8 @@ def play_sharded(
                 stopped.update(event[3])
                 hits += event[4]
                 misses += event[5]
+                if not_played is not None:
+                    not_played.update(event[6])
             elif event[0] == "failed":
                 finished.add(event[1])
                 failures.append(f"worker {event[1]}: {event[2]}")
@@ -257,6 +270,7 @@ class ShareResult:
     played: int
     skipped: int
     stopped: dict[str, str]
+    not_played: dict[str, int] = field(default_factory=dict)
 
 
 def play_share(
@@ -271,6 +285,7 @@ def play_share(
     environ: dict[str, str] | None = None,
     seed: int = 0,
     on_match: Callable[[int], None] | None = None,
+    max_connection_failures: int | None = None,
 ) -> ShareResult:
     """Play ``share``'s matches into its step's journal, the way ``run_tournament`` plays them
     (built-in-only rosters in a plain loop, otherwise on one event loop with the providers'
@@ -306,8 +321,13 @@ def play_share(
                 def append(self, row: Record, moves: list[Record]) -> None:
                     record(journal, row, moves)
 
+            not_played: dict[str, int] = {}
+
             async def main() -> tuple[int, dict[str, str]]:
-                lineup = build_lineup(roster, cache, rng, environ, share=share.steps)
+                lineup = build_lineup(
+                    roster, cache, rng, environ, share=share.steps,
+                    max_connection_failures=max_connection_failures,
+                )  # fmt: skip
                 for player in lineup.players.values():
                     if player.stopped:
                         lineup.stopped[player.name] = player.stopped
@@ -317,9 +337,10 @@ def play_share(
                     )
                 finally:
                     await lineup.aclose()
+                    not_played.update(lineup.not_played)
                 return count, lineup.stopped
 
             skipped, stopped = asyncio.run(main())
-            return ShareResult(played, skipped, stopped)
+            return ShareResult(played, skipped, stopped, not_played)
     finally:
         cache.close()

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engines.gbg.generator import GenerationConfig
 
 
 def count(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -29,3 +33,38 @@ def count(low: int, high: int | None = None) -> Callable[[str], int]:
 
     parse.__name__ = "count"
     return parse
+
+
+def add_game_options(parser: argparse.ArgumentParser, *, style: bool = True) -> None:
+    """``--config default|paper|FILE`` (the generation configuration a seed is generated under)
+    and ``--style compact|paper`` (the rulebook's); both default to the run profile's
+    (``$GENSTRAT_PROFILE``, else demo), so that under the paper profile a seed is the paper's game.
+    """
+    parser.add_argument(
+        "--config",
+        default=None,
+        metavar="CONFIG",
+        help="generation configuration of a seed: default | paper | a .json/.yaml file "
+        "(default: the profile's, from $GENSTRAT_PROFILE)",
+    )
+    if style:
+        parser.add_argument(
+            "--style",
+            choices=("compact", "paper"),
+            default=None,
+            help="rulebook style (default: the profile's)",
+        )
+
+
+def game_options(args: argparse.Namespace) -> tuple[GenerationConfig, str]:
+    """The generation configuration and rulebook style that ``args`` and the run profile name
+    (``ValueError`` in one line for a bad profile or configuration)."""
+    from arena.games import generation_config
+    from assets.run_profiles import get_profile
+
+    chosen, style = args.config, getattr(args, "style", None)
+    if chosen is None or style is None:
+        profile = get_profile()
+        chosen = profile.generation if chosen is None else chosen
+        style = profile.rulebook_style if style is None else style
+    return generation_config(chosen), style

@@ -5,6 +5,11 @@
 - ``game play SEED [--seat alice|bob] [--vs AGENT] [--seed S]``: a person plays one deal in the
   terminal against a built-in bot; ``rules`` at any prompt prints the rulebook.
 
+``--config default|paper|FILE`` is the generation configuration a seed is generated under and
+``--style compact|paper`` the rulebook's; both default to the run profile's
+(``$GENSTRAT_PROFILE``), so ``genstrat game show 4643`` under the paper profile is the paper's
+Section 3 game.
+
 ``SEED`` is a generator seed, a preset name, a spec JSON file, or an OpenSpiel game
 (``openspiel:chess``, ``openspiel:go(board_size=9)``, ``openspiel:hunl``; ``arena.games``): its
 rules text, random-play figures, or a game in the terminal against a built-in agent (``--vs
@@ -18,7 +23,7 @@ import json
 import sys
 from typing import Any
 
-from pipelines.commands import count
+from pipelines.commands import add_game_options, count, game_options
 
 
 def register(subparsers: Any) -> None:
@@ -28,6 +33,7 @@ def register(subparsers: Any) -> None:
     show = sub.add_parser("show", help="print the rulebook (or the spec as JSON)")
     show.add_argument("seed", metavar="SEED", help="seed, preset name or spec .json file")
     show.add_argument("--json", action="store_true", help="the spec as JSON with spec_hash")
+    add_game_options(show)
     show.set_defaults(handler=show_command)
 
     sim = sub.add_parser("simulate", help="random-play statistics")
@@ -35,6 +41,7 @@ def register(subparsers: Any) -> None:
     sim.add_argument("--deals", type=count(1, 100_000_000), default=10_000, metavar="N")
     sim.add_argument("--seed-offset", type=count(0), default=0, metavar="K", help="first play seed")
     sim.add_argument("--json", action="store_true")
+    add_game_options(sim, style=False)
     sim.set_defaults(handler=simulate_command)
 
     play = sub.add_parser("play", help="play one deal in the terminal against a bot")
@@ -55,6 +62,7 @@ def register(subparsers: Any) -> None:
         metavar="S",
         help="play seed (default: random)",
     )
+    add_game_options(play)
     play.set_defaults(handler=play_command)
 
 
@@ -65,12 +73,13 @@ def show_command(args: argparse.Namespace) -> int:
 
     if is_openspiel_token(args.seed):
         return _openspiel_show(args)
-    spec = resolve_game(args.seed)
+    config, style = game_options(args)
+    spec = resolve_game(args.seed, config)
     if args.json:
         data = json.loads(spec.canonical_json())
         print(json.dumps({"spec_hash": spec.spec_hash, "spec": data}, indent=2, ensure_ascii=False))
     else:
-        print(rulebook(spec), end="")
+        print(rulebook(spec, style=style), end="")
     return 0
 
 
@@ -81,7 +90,8 @@ def simulate_command(args: argparse.Namespace) -> int:
 
     if is_openspiel_token(args.seed):
         return _openspiel_simulate(args)
-    spec = resolve_game(args.seed)
+    config, _ = game_options(args)
+    spec = resolve_game(args.seed, config)
     stats = simulate(spec, args.deals, first_seed=args.seed_offset)
     if args.json:
         print(json.dumps(stats, indent=2))
@@ -111,7 +121,8 @@ def play_command(args: argparse.Namespace) -> int:
 
     if is_openspiel_token(args.seed):
         return _openspiel_play(args)
-    spec = resolve_game(args.seed)
+    config, style = game_options(args)
+    spec = resolve_game(args.seed, config)
     bot = builtin_agent(args.vs or "heuristic")
     me = 0 if args.seat == "alice" else 1
     play_seed = (
@@ -133,7 +144,7 @@ def play_command(args: argparse.Namespace) -> int:
         legal = state.legal_actions()
         for i, action in enumerate(legal, 1):
             print(f"  {i}. {action}")
-        choice = _ask(legal, spec_rules=lambda: rulebook(spec))
+        choice = _ask(legal, spec_rules=lambda: rulebook(spec, style=style))
         if choice is None:
             print("Stopped.")
             return 1

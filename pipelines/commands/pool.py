@@ -1,7 +1,9 @@
 """``genstrat pool screen``: generate seeds in order and judge them until N are accepted.
 
-``genstrat pool screen --start S --count N [--config FILE] [--deals D] [--workers W]
-[--verdicts FILE.jsonl] [--json]``.  ``--count`` is the number of games to accept (the paper
+``genstrat pool screen --start S --count N [--config default|paper|FILE] [--style compact|paper]
+[--deals D] [--workers W] [--verdicts FILE.jsonl] [--json]``; ``--config`` and ``--style``
+default to the run profile's (``$GENSTRAT_PROFILE``, else demo: the default configuration and
+the compact rulebook).  ``--count`` is the number of games to accept (the paper
 sampled 12,351 seeds to accept 2,000).  Progress goes to stderr; the summary (``sampled``,
 ``accepted``, rejection reasons with counts, feature frequencies, rulebook lengths,
 seeds/second) to stdout.
@@ -15,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pipelines.commands import count
+from pipelines.commands import add_game_options, count, game_options
 
 
 def register(subparsers: Any) -> None:
@@ -34,13 +36,6 @@ def register(subparsers: Any) -> None:
         help="stop after M seeds even if fewer were accepted",
     )
     screen.add_argument(
-        "--config",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="generation config (JSON or YAML); default: the built-in one",
-    )
-    screen.add_argument(
         "--deals",
         type=count(1, 1_000_000),
         default=None,
@@ -56,44 +51,17 @@ def register(subparsers: Any) -> None:
         help="also write every verdict as JSON lines",
     )
     screen.add_argument("--json", action="store_true")
+    add_game_options(screen)
     screen.set_defaults(handler=screen_command)
-
-
-def load_config(path: Path) -> Any:
-    """A ``GenerationConfig`` from a JSON or YAML file; one-line errors name the bad field."""
-    import yaml
-    from pydantic import ValidationError
-
-    from arena.games import validation_message
-    from engines.gbg.generator import GenerationConfig
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read config file {path}: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text) if path.suffix in (".yaml", ".yml") else json.loads(text)
-    except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        reason = str(exc).splitlines()[0]
-        raise ValueError(f"config file {path} is not valid {path.suffix[1:]}: {reason}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"config file {path} must hold a mapping of settings")
-    try:
-        return GenerationConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ValueError(
-            f"invalid generation config in {path}: {validation_message(exc)}"
-        ) from None
 
 
 def screen_command(args: argparse.Namespace) -> int:
     from arena.parallel import process_pool
     from arena.progress import COMMAND_INTERVAL_S, ProgressReporter
     from engines.gbg.acceptance import AcceptanceSettings
-    from engines.gbg.generator import GenerationConfig
     from engines.gbg.seed_pool import screen, summarise
 
-    config = load_config(args.config) if args.config else GenerationConfig()
+    config, style = game_options(args)
     settings = AcceptanceSettings(**({"deals": args.deals} if args.deals else {}))
     started = time.perf_counter()
     verdicts = []
@@ -110,6 +78,7 @@ def screen_command(args: argparse.Namespace) -> int:
                 settings,
                 pool=pool,
                 max_seeds=args.max_seeds,
+                style=style,
                 progress=lambda sampled, accepted: reporter.set(accepted, seeds=sampled),
             ):
                 verdict.pop("spec_json", None)

@@ -10,7 +10,7 @@ from tests.support import ProjectEnv
 
 
 def resources(env: ProjectEnv) -> dict[str, object]:
-    paths = ProjectPaths(data_dir=str(env.data))
+    paths = ProjectPaths(data_dir=str(env.data), profile="demo")
     return {
         "profile": RunProfile(name="demo"),
         "paths": paths,

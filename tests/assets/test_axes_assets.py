@@ -21,8 +21,8 @@ from tests.support import ProjectEnv
 def test_the_stage_materializes_on_the_demo_profile(project_env: ProjectEnv) -> None:
     env = resources(project_env)
     instance = dg.DagsterInstance.ephemeral()
-    project_env.data.mkdir(parents=True, exist_ok=True)
-    accepted_frame().to_parquet(project_env.data / "accepted_games.parquet")
+    project_env.tables().mkdir(parents=True, exist_ok=True)
+    accepted_frame().to_parquet(project_env.tables() / "accepted_games.parquet")
     upstream = [dg.AssetSpec("accepted_games"), axes.screening_axes, axes.benchmark_games]
     first = dg.materialize(
         upstream,
@@ -31,8 +31,8 @@ def test_the_stage_materializes_on_the_demo_profile(project_env: ProjectEnv) -> 
         instance=instance,
     )
     assert first.success
-    screening = pd.read_parquet(project_env.data / "screening_axes.parquet")
-    chosen = pd.read_parquet(project_env.data / "benchmark_games.parquet")
+    screening = pd.read_parquet(project_env.tables() / "screening_axes.parquet")
+    chosen = pd.read_parquet(project_env.tables() / "benchmark_games.parquet")
     assert list(screening["seed"]) == list(POOL_SEEDS)
     assert screening[list(SCREENING_AXES)].notna().all().all()
     assert len(chosen) == 8  # the demo profile's benchmark size
@@ -52,7 +52,7 @@ def test_the_stage_materializes_on_the_demo_profile(project_env: ProjectEnv) -> 
         assert result.success
         metadata = result.asset_materializations_for_node("axis_scores")[0].metadata
         assert metadata["game"].value == key and "precision" in metadata["axes"].value
-    row = pd.read_parquet(project_env.data / "axis_scores" / f"{keys[-1]}.parquet")
+    row = pd.read_parquet(project_env.tables() / "axis_scores" / f"{keys[-1]}.parquet")
     assert len(row) == 1 and row["game"].iloc[0] == keys[-1]
     assert row[list(AXES)].notna().all().all()
     assert row[[f"rerun_{a}" for a in AXES]].notna().all().all()  # the rerun diagnostic ran
@@ -69,7 +69,7 @@ def test_the_stage_materializes_on_the_demo_profile(project_env: ProjectEnv) -> 
     )
     assert last.success
     assert [c.passed for c in last.get_asset_check_evaluations()] == [True]
-    table = pd.read_parquet(project_env.data / "benchmark_axes.parquet")
+    table = pd.read_parquet(project_env.tables() / "benchmark_axes.parquet")
     assert sorted(table["game"]) == sorted(keys)
     metadata = last.asset_materializations_for_node("benchmark_axes")[0].metadata
     assert "image/png;base64" in metadata["figure_1"].value

@@ -25,8 +25,8 @@ def test_pool_stage_materializes_with_a_passing_check(project_env: ProjectEnv) -
     assert result.success
     checks = result.get_asset_check_evaluations()
     assert [c.passed for c in checks] == [True]
-    seeds = pd.read_parquet(project_env.data / "seed_pool.parquet")
-    games = pd.read_parquet(project_env.data / "accepted_games.parquet")
+    seeds = pd.read_parquet(project_env.tables() / "seed_pool.parquet")
+    games = pd.read_parquet(project_env.tables() / "accepted_games.parquet")
     assert int(seeds["accepted"].sum()) == len(games) == 60  # the demo profile's target
     assert seeds["seed"].tolist() == list(range(len(seeds)))  # screened in order
     rejected = seeds[~seeds["accepted"]]

@@ -11,7 +11,12 @@ from pipelines.io_managers import ParquetIOManager, partition_file_stem, write_p
 
 
 def manager_in(folder: Path) -> ParquetIOManager:
-    return ParquetIOManager(paths=ProjectPaths(data_dir=str(folder)))
+    return ParquetIOManager(paths=ProjectPaths(data_dir=str(folder), profile="demo", edition=1))
+
+
+def tables(folder: Path) -> Path:
+    """Where ``manager_in(folder)`` keeps its files: the demo profile's first edition."""
+    return folder / "demo" / "edition-1"
 
 
 FRAME = pd.DataFrame({"seed": [1, 2, 3], "name": ["a", "b", "c"], "score": [0.5, -1.0, 2.25]})
@@ -29,10 +34,11 @@ def test_unpartitioned_asset_round_trips_through_parquet(tmp_path: Path) -> None
     result = dg.materialize([table, doubled], resources={"io_manager": manager_in(tmp_path)})
 
     assert result.success
-    stored = tmp_path / "pool" / "table.parquet"
+    stored = tables(tmp_path) / "pool" / "table.parquet"
     pd.testing.assert_frame_equal(pd.read_parquet(stored), FRAME)
     pd.testing.assert_frame_equal(
-        pd.read_parquet(tmp_path / "doubled.parquet"), FRAME.assign(score=FRAME["score"] * 2)
+        pd.read_parquet(tables(tmp_path) / "doubled.parquet"),
+        FRAME.assign(score=FRAME["score"] * 2),
     )
     [event] = [e for e in result.get_asset_materialization_events() if e.asset_key == table.key]
     assert event.materialization.metadata["path"].value == str(stored)
@@ -64,13 +70,13 @@ def test_partitions_are_one_file_each_and_load_as_frame_or_dict(tmp_path: Path) 
     result = dg.materialize([per_game, all_games], selection=[all_games], resources=resources)
     assert result.success
 
-    assert sorted(p.name for p in (tmp_path / "per_game").iterdir()) == [
+    assert sorted(p.name for p in (tables(tmp_path) / "per_game").iterdir()) == [
         "kuhn.parquet",
         "seed%2F7.parquet",  # a key never names another folder
     ]
-    copied = pd.read_parquet(tmp_path / "per_game_copy" / "seed%2F7.parquet")
+    copied = pd.read_parquet(tables(tmp_path) / "per_game_copy" / "seed%2F7.parquet")
     assert copied["game"].tolist() == ["seed/7"]
-    combined = pd.read_parquet(tmp_path / "all_games.parquet")
+    combined = pd.read_parquet(tables(tmp_path) / "all_games.parquet")
     assert combined["game"].tolist() == ["kuhn", "seed/7"]
 
 
@@ -102,11 +108,42 @@ def test_data_folder_comes_from_config_then_environment_then_cwd(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("GENSTRAT_DATA", raising=False)
-    assert ProjectPaths().data_path() == tmp_path / "data"
+    for name in ("GENSTRAT_DATA", "GENSTRAT_PROFILE", "GENSTRAT_EDITION"):
+        monkeypatch.delenv(name, raising=False)
+    assert ProjectPaths().root_path() == tmp_path / "data"
     monkeypatch.setenv("GENSTRAT_DATA", str(tmp_path / "env"))
-    assert ProjectPaths().data_path() == tmp_path / "env"
-    assert ProjectPaths(data_dir=str(tmp_path / "cfg")).data_path() == tmp_path / "cfg"
+    assert ProjectPaths().root_path() == tmp_path / "env"
+    assert ProjectPaths(data_dir=str(tmp_path / "cfg")).root_path() == tmp_path / "cfg"
+
+
+def test_the_profile_and_edition_are_part_of_where_data_lives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Profiles and editions materialized into one data folder keep their tables apart."""
+    for name in ("GENSTRAT_PROFILE", "GENSTRAT_EDITION"):
+        monkeypatch.delenv(name, raising=False)
+    root = str(tmp_path)
+    assert ProjectPaths(data_dir=root).data_path() == tmp_path / "demo" / "edition-1"
+    assert ProjectPaths(data_dir=root, profile="tiny", edition=3).data_path() == (
+        tmp_path / "tiny" / "edition-3"
+    )
+    monkeypatch.setenv("GENSTRAT_PROFILE", "tiny-paper")
+    monkeypatch.setenv("GENSTRAT_EDITION", "2")
+    assert ProjectPaths(data_dir=root).data_path() == tmp_path / "tiny-paper" / "edition-2"
+    # the configured settings win over the environment, as the profile resource's do
+    assert (
+        ProjectPaths(data_dir=root, profile="demo").data_path() == tmp_path / "demo" / "edition-2"
+    )
+    demo = manager_in(tmp_path)
+    tiny = ParquetIOManager(paths=ProjectPaths(data_dir=root, profile="tiny"))
+    key = dg.AssetKey("seed_pool")
+    assert demo.asset_path(key) != tiny.asset_path(key)
+    monkeypatch.setenv("GENSTRAT_EDITION", "0")
+    with pytest.raises(ValueError, match="edition must be between 1"):
+        ProjectPaths(data_dir=root).data_path()
+    monkeypatch.setenv("GENSTRAT_EDITION", "two")
+    with pytest.raises(ValueError, match="edition must be a positive whole number"):
+        ProjectPaths(data_dir=root).data_path()
 
 
 def test_partition_file_names_are_safe() -> None:

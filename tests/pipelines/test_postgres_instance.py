@@ -56,7 +56,7 @@ def test_the_deploy_instance_stores_runs_events_and_materializations_in_postgres
         assert latest is not None and latest.run_id == run_id
         assert latest.asset_materialization is not None
         rows = latest.asset_materialization.metadata["dagster/row_count"].value
-        assert rows == len(pd.read_parquet(postgres_env.data / "accepted_games.parquet")) == 60
+        assert rows == len(pd.read_parquet(postgres_env.tables() / "accepted_games.parquet")) == 60
 
     # Straight from the server: the rows are in PostgreSQL, not in a local file.
     with contextlib.closing(postgres_server.connect()) as connection, connection.cursor() as sql:

@@ -51,7 +51,7 @@ def test_pool_stage_runs_on_a_local_dask_cluster(
         assert {"reference_games", "seed_pool", "accepted_games"} <= steps
         run = instance.get_run_by_id(result.run_id)
         assert run is not None and run.tags.get("dagster/solid_selection") is None
-    games = pd.read_parquet(project_env.data / "accepted_games.parquet")
+    games = pd.read_parquet(project_env.tables(CLUSTER_PROFILE) / "accepted_games.parquet")
     assert len(games) == get_profile(CLUSTER_PROFILE).max_accepted
 
 
