@@ -3,6 +3,7 @@
 A store is a folder::
 
     <store>/index.json              the published releases, oldest first
+    <store>/editions.json           the seed ledger: each profile's editions (releases.editions)
     <store>/<release_id>/           one folder per release (see ``releases.bundle``)
     <store>/.staging/               work in progress of a publish (removed when it ends)
     <store>/.lock                   held while a publish runs
@@ -14,7 +15,12 @@ A store is a folder::
 3. *audit*: refuse if the redaction scan or any recorded gate failed, or if the staged folder
    does not verify (every hash recomputed, the archive checked);
 4. *publish*: move the folder into place with one ``os.replace`` (atomic on POSIX), then
-   replace ``index.json`` by a fully written, fsynced copy (atomic too).
+   replace ``index.json`` by a fully written, fsynced copy (atomic too), then record the
+   release in its edition of the seed ledger.
+
+Before anything is written, the release's edition must be admitted by the seed ledger
+(``releases.editions``): an edition that would reuse a published seed, or whose number goes
+backwards, is refused in one line.
 
 A failing gate or a crash at any point (a killed process) leaves the previously published
 releases and the index as they were; at worst a release folder sits in the store without an
@@ -42,6 +48,8 @@ from quality.attestation import file_sha256
 from quality.gates import GateResult
 from quality.redaction import redaction_scan
 from releases.bundle import PROJECT_ROOT, RELEASE_ID_PATTERN, ReleaseContext, build_bundle
+from releases.editions import admit, disjoint_problems, edition_of, read_ledger
+from releases.editions import record as record_edition
 from releases.errors import Refused
 from releases.identity import MAX_MANIFEST_BYTES
 from releases.verification import (
@@ -212,7 +220,12 @@ def publish(
         if on_phase is not None:
             on_phase(name, folder)
 
+    edition = None
+    if not context.benchmark:  # the generated benchmark's releases draw seeds
+        settings = {"name": context.profile, **dict(context.profile_settings)}
+        edition = edition_of(settings, tables.get("benchmark_games"))
     with store_lock(store):
+        admit(store, edition)
         staging = store / STAGING
         shutil.rmtree(staging, ignore_errors=True)  # leftovers of a killed publish
         staging.mkdir()
@@ -234,7 +247,9 @@ def publish(
             except ValueError as exc:
                 raise GateFailed(f"gate manifest_hashes failed: {exc}") from None
             phase("audited", folder)
-            return _move_into_place(store, folder, phase)
+            published = _move_into_place(store, folder, phase)
+            record_edition(store, edition, published.release_id)
+            return published
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
@@ -290,7 +305,10 @@ def verify(path_or_id: str | Path, store: Path | None = None) -> Verified:
         if parent_index.is_file():
             with contextlib.suppress(ValueError):
                 entry = find_entry(read_index(parent_index.parent), candidate.resolve().name)
-        return verify_folder(candidate, entry)
+        verified = verify_folder(candidate, entry)
+        if entry is not None:
+            check_edition(candidate, parent_index.parent)
+        return verified
     if candidate.is_file():
         if not candidate.name.endswith(".tar.gz"):
             raise ValueError(f"{candidate} is neither a release folder nor a release .tar.gz")
@@ -310,4 +328,22 @@ def verify(path_or_id: str | Path, store: Path | None = None) -> Verified:
     folder = store / release_id
     if not os.path.lexists(folder):
         raise Refused(f"release {release_id} is in the index of {store} but has no folder")
-    return verify_folder(folder, entry, expected_id=release_id, follow=False)
+    verified = verify_folder(folder, entry, expected_id=release_id, follow=False)
+    check_edition(folder, store)
+    return verified
+
+
+def check_edition(folder: Path, store: Path) -> None:
+    """A verified release's benchmark games are disjoint from every earlier edition of its
+    profile in the store's seed ledger (``Refused`` in one line naming the games otherwise)."""
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    if manifest.get("benchmark"):
+        return
+    table = folder / "tables" / "benchmark_games.parquet"
+    games = pd.read_parquet(table, columns=["seed"]) if table.is_file() else None
+    edition = edition_of(manifest.get("profile") or {}, games)
+    if edition is None:
+        return
+    problems = disjoint_problems(read_ledger(store), edition)
+    if problems:
+        raise Refused(f"release {manifest['release_id']}: {problems[0]}")
