@@ -334,7 +334,9 @@ def openspiel_release(
         openspiel_games, openspiel_match_corpus, openspiel_leaderboards, roster, moves
     )
     settings = analysis_settings(context.instance, "openspiel_leaderboards")
-    value, metadata = build_openspiel_release(tables, profile.get().model_dump(), config, settings)
+    value, metadata = build_openspiel_release(
+        tables, profile.get().model_dump(mode="json"), config, settings
+    )
     verb = "published" if metadata["newly_published"] else "already published"
     context.log.info(f"{verb} release {metadata['release_id']} at {metadata['release_path'].path}")
     return dg.Output(value, metadata=metadata)

@@ -195,7 +195,7 @@ def release_bundle(
     **tables: Any,
 ) -> dg.Output[pd.DataFrame]:
     settings = analysis_settings(context.instance)
-    value, metadata = build_release(tables, profile.get().model_dump(), config, settings)
+    value, metadata = build_release(tables, profile.get().model_dump(mode="json"), config, settings)
     verb = "published" if metadata["newly_published"] else "already published"
     context.log.info(f"{verb} release {metadata['release_id']} at {metadata['release_path'].path}")
     return dg.Output(value, metadata=metadata)
