@@ -650,6 +650,38 @@ ANCHORED_SCALES = Table(
         col("reason", "string", "why the entrant is provisional (empty when ranked)"),
     ),
 )
+# --- editions (issue 39): scores on one scale across editions, the saturation watch ---------
+EDITION_SCORES = Table(
+    "edition_scores",
+    "every player's anchored scores in each edition of the profile (this release's edition and "
+    "each earlier one's latest release in the store): one reference field, so one scale",
+    "releases.editions.edition_tables (the anchored_scales of each edition, stacked)",
+    (col("edition", "int64", "edition number"), *ANCHORED_SCALES.columns),
+)
+EDITION_SATURATION = Table(
+    "edition_saturation",
+    "how well each edition still separates the field (the saturation watch) and the verdict "
+    "for the next edition (docs/EDITIONS.md)",
+    "engines.stats.editions.edition_saturation(...)",
+    (
+        col("edition", "int64", "edition number"),
+        col("players", "int64", "entrants judged (ranked, with a finite rating)"),
+        col("top", "string", "the best of them by anchored rating"),
+        col("spread", "float64", "best minus worst anchored rating", CHIPS_PER_GAME),
+        col("sd", "float64", "standard deviation of the ratings (ddof 0)", CHIPS_PER_GAME),
+        col("tiers", "int64", "tiers of the ratings (overlapping intervals share a tier)"),
+        col("games", "int64", "games on which the top entrant has a complete run", "games"),
+        col("swept_games", "int64", "of those, games where it won every paired deal", "games"),
+        col("swept_share", "float64", "swept_games / games"),
+        col("top_score", "float64", "the top entrant's score against the field", "points (0-100)"),
+        col("floor_score", "float64", "the lowest entrant's score", "points (0-100)"),
+        col("saturated", "bool", "the edition no longer separates the field"),
+        col("action", "string", "harder | more evidence | keep"),
+        col("complexity", "float64", "the generator's complexity dial of this edition"),
+        col("next_complexity", "float64", "the dial the rule gives the next edition"),
+        col("reasons", "string", "why (one sentence per rule that fired; empty to keep)"),
+    ),
+)
 EPISODE_ADAPTATION = Table(
     "episode_adaptation",
     "multi-hand episodes against the fixed exploitable bot: the change of a player's margin "
@@ -990,6 +1022,8 @@ TABLES: dict[str, Table] = {
         ABLATIONS,
         VALIDITY_CHECKS,
         ANCHORED_SCALES,
+        EDITION_SCORES,
+        EDITION_SATURATION,
         EPISODE_ADAPTATION,
         PROGRAM_TRACK,
         *ANALYSIS_TABLES,

@@ -39,6 +39,7 @@ from releases.analysis import (
 )
 from releases.bundle import ReleaseContext
 from releases.dictionary import LICENSE_TEXT, schema_json, schema_markdown
+from releases.editions import edition_tables
 from releases.store import Published, publish
 from releases.versioned import newest_results
 
@@ -372,7 +373,8 @@ def publish_release(
     Steps:
     1. the released tables and the versioned-results figures (:func:`release_tables`);
     2. the analysis of the released corpus with ``analysis`` (:func:`release_analysis`): its
-       tables join the release, its figures the plots;
+       tables join the release, its figures the plots; then the tables across editions (each
+       player's anchored scores by edition, the saturation watch: ``releases.editions``);
     3. every release gate over all the tables together (the superseded matches get the schema
        gate only), and the ``reproduction`` gate;
     4. the manifest's context, the rulebooks, the data dictionary, the licence and the figures;
@@ -385,6 +387,8 @@ def publish_release(
     analysed, reproduced = release_analysis(released, settings)
     if analysed is not None:
         released.update(analysed.tables)
+    across, trend = edition_tables(store, profile, released) if not benchmark else ({}, {})
+    released.update(across)
     gates = release_gates(
         {k: v for k, v in released.items() if k != SUPERSEDED},
         engine_version=engine_version,
@@ -401,7 +405,11 @@ def publish_release(
         engine_version=None if engine_version == ENGINE_VERSION else engine_version,
     )
     texts = {**rulebook_texts(released), **documents(released)}
-    images = {**plot_images(released), **(analysed.figures if analysed is not None else {})}
+    images = {
+        **plot_images(released),
+        **(analysed.figures if analysed is not None else {}),
+        **trend,
+    }
     published = publish(released, texts, images, context, store, gates=gates)
     return published, recorded_gates(published.path)
 

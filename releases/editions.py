@@ -70,6 +70,14 @@ def edition_of(profile: Mapping[str, Any], benchmark: pd.DataFrame | None) -> Ed
     return Edition(str(profile["name"]), number, (start, start + int(profile["seed_count"])), games)
 
 
+def edition_label(profile: Mapping[str, Any]) -> str | None:
+    """``edition 2 (seeds 100 to 199)`` for a manifest's profile block; ``None`` without one."""
+    edition = edition_of(profile, None)
+    if edition is None or "edition" not in profile:
+        return None
+    return f"edition {edition.number} (seeds {edition.seeds[0]:,} to {edition.seeds[1] - 1:,})"
+
+
 def read_ledger(store: Path) -> list[dict[str, Any]]:
     """The ledger's editions (oldest first); ``[]`` for a store without one. A ledger that
     cannot be read is refused in one line (publishing past a damaged ledger could reuse seeds)."""
@@ -171,3 +179,58 @@ def disjoint_problems(ledger: Sequence[Mapping[str, Any]], edition: Edition) -> 
                 f"{earlier['edition']} (seeds {low} to {high - 1})"
             )
     return problems
+
+
+EDITION_SCORES = "edition_scores"
+EDITION_SATURATION = "edition_saturation"
+TREND_FIGURE = "plots/edition_trend.png"
+
+
+def _latest_release(entry: Mapping[str, Any]) -> str | None:
+    releases = entry.get("releases") or []
+    return str(releases[-1]) if releases else None
+
+
+def edition_tables(
+    store: Path, profile: Mapping[str, Any], released: Mapping[str, pd.DataFrame]
+) -> tuple[dict[str, pd.DataFrame], dict[str, bytes]]:
+    """The release's tables across editions (issue 39, items 5 and 6), with the trend figure.
+
+    - ``edition_scores``: every player's anchored scores in each edition of the profile, this
+      one's from ``released`` and each earlier edition's from its latest release in ``store``
+      (the reference field carries from edition to edition, so they share one scale:
+      ``engines.stats.editions``);
+    - ``edition_saturation``: for each of those editions, how well it still separates the field
+      (spread, tiers, share of games the top entrant sweeps) and the verdict for the next one.
+
+    Nothing (``{}``) for a release that draws no seeds or has no anchored scales.
+    """
+    from engines.gbg.generator import named_config
+    from engines.stats.editions import edition_saturation, trend_figure
+
+    edition = edition_of(profile, released.get("benchmark_games"))
+    anchored, pairs = released.get("anchored_scales"), released.get("complete_pairs")
+    if edition is None or anchored is None or anchored.empty or pairs is None:
+        return {}, {}
+    scores = {edition.number: anchored}
+    corpora = {edition.number: pairs}
+    for entry in read_ledger(store) if store.exists() else []:
+        number = int(entry["edition"])
+        release = _latest_release(entry)
+        if entry.get("profile") != edition.profile or number >= edition.number or not release:
+            continue
+        tables = store / release / "tables"
+        if (tables / "anchored_scales.parquet").is_file():
+            scores[number] = pd.read_parquet(tables / "anchored_scales.parquet")
+            corpora[number] = pd.read_parquet(tables / "complete_pairs.parquet")
+    stacked = pd.concat(
+        [table.assign(edition=number) for number, table in sorted(scores.items())],
+        ignore_index=True,
+    )
+    stacked = stacked.loc[:, ["edition", *[c for c in anchored.columns if c != "edition"]]]
+    stacked["edition"] = stacked["edition"].astype("int64")
+    complexity = named_config(str(profile.get("generation", "default"))).complexity
+    saturation = edition_saturation(corpora, stacked, complexity)
+    saturation["top"] = saturation["top"].astype("string")
+    figure = trend_figure(stacked, title="Anchored scores by edition (95% intervals)")
+    return {EDITION_SCORES: stacked, EDITION_SATURATION: saturation}, {TREND_FIGURE: figure}

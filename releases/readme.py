@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from quality.schema import TABLES
+from releases.editions import edition_label
 
 CITATION = "CITATION.cff"
 DATA_LICENSE_ID = "CC-BY-4.0"  # SPDX; the card's `license` is the Hub's lower-case form
@@ -160,6 +161,42 @@ def leaderboard_section(
     return lines
 
 
+def editions_section(tables: Mapping[str, pd.DataFrame]) -> list[str]:
+    """Each entrant's anchored score (0-100 against the reference field) by edition, and the
+    saturation watch's verdict for the next edition (empty without ``edition_scores``)."""
+    scores, watch = tables.get("edition_scores"), tables.get("edition_saturation")
+    if scores is None or scores.empty:
+        return []
+    from engines.stats.editions import trend_table
+
+    trend = trend_table(scores, "score")
+    editions = [int(e) for e in trend.columns]
+    lines = [
+        "## Across editions",
+        "",
+        "Each entrant's score against the reference field (0-100) in every edition of this "
+        "profile; the field is the same in each, so the scores share one scale "
+        "(`tables/edition_scores.parquet`, figure `plots/edition_trend.png`).",
+        "",
+        "| model | " + " | ".join(f"edition {e}" for e in editions) + " |",
+        "|---|" + "---|" * len(editions),
+    ]
+    for model, row in trend.iterrows():
+        cells = [f"{v:.1f}" if pd.notna(v) else "–" for v in row.tolist()]
+        lines.append(f"| {_cell(model)} | " + " | ".join(cells) + " |")
+    if watch is not None and not watch.empty:
+        last = watch.sort_values("edition").iloc[-1]
+        verdict = str(last["action"])
+        reasons = str(last["reasons"]) or "the edition still separates the field"
+        lines += [
+            "",
+            f"Saturation watch (edition {int(last['edition'])}): {int(last['tiers'])} tier(s) "
+            f"among {int(last['players'])} entrants, rating spread {float(last['spread']):.2f} "
+            f"chips/game; next edition: **{verdict}** ({_cell(reasons)}).",
+        ]
+    return [*lines, ""]
+
+
 def render_readme(
     manifest: Mapping[str, Any],
     integrity: Mapping[str, Any],
@@ -184,12 +221,14 @@ def render_readme(
         "",
         *benchmark_note(manifest),
         *leaderboard_section(manifest, tables),
+        *editions_section(tables),
         "## This release",
         "",
         "| | |",
         "|---|---|",
         f"| release id | `{release_id}` |",
         f"| profile | {_cell(profile.get('name', '–'))} |",
+        *([f"| edition | {label} |"] if (label := edition_label(profile)) else []),
         *([f"| benchmark | {_cell(manifest['benchmark'])} |"] if manifest.get("benchmark") else []),
         f"| engine version | {_cell(manifest.get('engine_version', '–'))} |",
         f"| code version | `{_cell(manifest.get('code_version', '–'))}` |",

@@ -54,6 +54,7 @@ from engines.axes.names import AXES, SEAT_AXES
 from engines.gbg import GameSpec, rulebook
 from engines.gbg.engine import new_deal
 from engines.gbg.spec import SEATS
+from releases.editions import edition_label
 
 MAX_DEALS = 300
 """The most deals the viewer embeds (whole runs, so both seat-swapped deals of a run)."""
@@ -694,6 +695,68 @@ def _per_game_frame(
     )
 
 
+SATURATION_HEADERS = ("edition", "entrants", "tiers", "rating spread", "games swept by the top",
+                      "next edition", "why")  # fmt: skip
+
+
+SATURATION_HEADERS = ("edition", "entrants", "tiers", "rating spread", "games swept by the top",
+                      "next edition", "why")  # fmt: skip
+
+
+def editions_section(
+    tables: Mapping[str, pd.DataFrame], images: Mapping[str, bytes], shown: set[str]
+) -> Markup:
+    """Each entrant's score against the reference field by edition (one scale: the field is the
+    same in every edition), the trend figure, and the saturation watch; nothing without
+    ``edition_scores``."""
+    scores, watch = tables.get("edition_scores"), tables.get("edition_saturation")
+    if scores is None or scores.empty:
+        return Markup("")
+    from engines.stats.editions import trend_table
+
+    trend = trend_table(scores, "score")
+    editions = [int(e) for e in trend.columns]
+    parts: list[Any] = [
+        tag("h2", "Across editions", id="editions"),
+        tag(
+            "p",
+            "Each entrant's score against the reference field (0-100) in every edition of "
+            "this profile. Editions draw disjoint games; the field is the same in each, so "
+            "the scores share one scale.",
+        ),
+        table(
+            ["player", *[f"edition {e}" for e in editions]],
+            [
+                [tag("strong", str(model)), *[(fmt(v, 1), {"class_": "num"}) for v in row]]
+                for model, row in trend.iterrows()
+            ],
+            class_="editions",
+        ),
+    ]
+    path = "plots/edition_trend.png"
+    if path in images:
+        shown.add(path)
+        parts.append(figure(path, "Anchored scores by edition"))
+    if watch is not None and not watch.empty:
+        rows = [
+            [
+                str(int(r["edition"])),
+                str(int(r["players"])),
+                str(int(r["tiers"])),
+                (fmt(r["spread"], 2), {"class_": "num"}),
+                f"{int(r['swept_games'])} of {int(r['games'])}",
+                str(r["action"]),
+                str(r["reasons"]) or "separates the field",
+            ]
+            for r in watch.sort_values("edition").to_dict("records")
+        ]
+        parts += [
+            tag("h3", "Saturation watch"),
+            table(SATURATION_HEADERS, rows, class_="saturation"),
+        ]
+    return join(parts)
+
+
 def per_game_section(
     frame: pd.DataFrame | None,
     remark: Markup | None,
@@ -939,6 +1002,11 @@ def summary_section(
     rows = [
         ["release id", code(manifest.get("release_id") or "–")],
         ["profile", profile.get("name", "–") if isinstance(profile, Mapping) else profile],
+        *(
+            [["edition", label]]
+            if isinstance(profile, Mapping) and (label := edition_label(profile))
+            else []
+        ),
         ["engine version", manifest.get("engine_version") or "–"],
         ["code version", code(manifest.get("code_version") or "–")],
         ["gates", f"{passed} of {len(gates)} passed" if gates else "–"],
@@ -1485,6 +1553,7 @@ def render_report(
             leaderboard_section(tables, images, shown),
             cost_section(tables, images, shown),
             anchored_section(tables),
+            editions_section(tables, images, shown),
             per_game_section(per_game, per_game_note, tables, images, games, shown),
             profiles_section(tables, images, shown),
             games_section(tables, games, images, shown),
