@@ -47,6 +47,7 @@ from engines.axes.benchmark import (
     screening_table,
     select_benchmark,
     selection_figure,
+    with_private_games,
 )
 from engines.axes.budgets import axis_budget, screening_budget
 from engines.axes.compute import AXES_VERSION, compute_with_rerun
@@ -117,7 +118,14 @@ def benchmark_games(
     screening_axes: pd.DataFrame,
     accepted_games: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
-    frame = select_benchmark(screening_axes, accepted_games, profile.get().benchmark_games)
+    hidden = accepted_games["private"].astype(bool) if "private" in accepted_games else None
+    public = (
+        screening_axes
+        if hidden is None
+        else screening_axes[~screening_axes["seed"].isin(accepted_games.loc[hidden, "seed"])]
+    )
+    selected = select_benchmark(public, accepted_games, profile.get().benchmark_games)
+    frame = with_private_games(selected, screening_axes, accepted_games)
     if isinstance(BENCHMARK_GAMES, dg.DynamicPartitionsDefinition) and BENCHMARK_GAMES.name:
         keys = list(frame["game"])
         instance = context.instance

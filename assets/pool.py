@@ -1,10 +1,12 @@
 """Stage 1: the seed pool and the accepted games (paper, Section 3).
 
-``seed_pool`` screens generator seeds in order, from the profile's first seed, until the
-profile's number of games is accepted (or its seed budget is spent), with a verdict and its
-reasons and figures for every seed.  ``accepted_games`` keeps the accepted ones with spec,
-hash and rulebook.  Both carry the picture of the pool as metadata; blocking checks require
-every accepted game to pass the conformance test and the rulebook consistency gate.
+``seed_pool`` screens generator seeds in order, from the first seed of the profile's edition,
+until the profile's number of games is accepted (or its seed budget is spent), with a verdict
+and its reasons and figures for every seed; a profile that keeps games private adds them from
+the edition's secret seeds (``arena.heldout``; column ``private``).  ``accepted_games`` keeps
+the accepted ones with spec, hash and rulebook.  Both carry the picture of the pool as
+metadata; blocking checks require every accepted game to pass the conformance test and the
+rulebook consistency gate.
 """
 
 import json
@@ -14,18 +16,46 @@ from typing import Any
 import dagster as dg
 import pandas as pd
 
+from arena.heldout import edition_key, private_seed_base
 from arena.parallel import process_pool
 from arena.progress import ProgressReporter
 from assets.metadata import image_metadata, markdown_table
-from assets.resources import RunProfile
+from assets.resources import ProjectPaths, RunProfile
+from assets.run_profiles import Profile
 from engines.gbg import ENGINE_VERSION, GameSpec, consistency_errors, rulebook
 from engines.gbg.conformance import check_conformance
-from engines.gbg.generator import GENERATOR_VERSION, named_config
+from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig, named_config
 from engines.gbg.plots import pool_plot
 from engines.gbg.seed_pool import paper_comparison, screen, summarise
 
 GROUP_NAME = "pool"
 CONFORMANCE_DEALS = 40
+
+
+def private_candidates(
+    context: dg.AssetExecutionContext,
+    chosen: Profile,
+    config: GenerationConfig,
+    paths: ProjectPaths,
+) -> pd.DataFrame:
+    """The edition's private games: consecutive seeds from the secret base
+    (``arena.heldout``) screened until ``private_games`` are accepted (``private`` true)."""
+    base = private_seed_base(edition_key(paths.root_path()), chosen.name, chosen.edition)
+    with process_pool() as pool:
+        rows = [
+            {**v, "reasons": ",".join(v["reasons"]), "repairs": json.dumps(v.get("repairs", []))}
+            for v in screen(
+                base, chosen.private_games, config, pool=pool, style=chosen.rulebook_style
+            )
+        ]
+    found = sum(bool(r["accepted"]) for r in rows)
+    if found < chosen.private_games:
+        raise RuntimeError(
+            f"only {found} of {chosen.private_games} private games were accepted from "
+            f"{len(rows)} secret seeds; lower the profile's private_games"
+        )
+    context.log.info(f"{found} private games drawn from {len(rows)} secret seeds")
+    return pd.DataFrame(rows).assign(private=True)
 
 
 @dg.asset(
@@ -34,7 +64,9 @@ CONFORMANCE_DEALS = 40
     code_version=f"engine-{ENGINE_VERSION}-generator-{GENERATOR_VERSION}",
     description="Every screened seed with its acceptance verdict, reasons and figures.",
 )
-def seed_pool(context: dg.AssetExecutionContext, profile: RunProfile) -> dg.Output[pd.DataFrame]:
+def seed_pool(
+    context: dg.AssetExecutionContext, profile: RunProfile, paths: ProjectPaths
+) -> dg.Output[pd.DataFrame]:
     chosen = profile.get()
     config = named_config(chosen.generation)
     started = time.perf_counter()
@@ -62,6 +94,10 @@ def seed_pool(context: dg.AssetExecutionContext, profile: RunProfile) -> dg.Outp
         time.perf_counter() - started,
     )
     frame = pd.DataFrame(rows)
+    frame["private"] = False
+    if chosen.private_games:
+        frame = pd.concat([frame, private_candidates(context, chosen, config, paths)])
+        frame = frame.reset_index(drop=True)
     frame["config_hash"] = config.config_hash
     frame["generator_version"] = GENERATOR_VERSION
     rejections = pd.DataFrame(
@@ -121,6 +157,7 @@ def accepted_games(seed_pool: pd.DataFrame, profile: RunProfile) -> dg.Output[pd
         "phases",
         "betting_rounds",
         *[c for c in kept.columns if c.startswith("has_")],
+        "private",
     ]
     frame = kept[columns].reset_index(drop=True)
     frame["engine_version"] = ENGINE_VERSION

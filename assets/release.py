@@ -33,10 +33,11 @@ import dagster as dg
 import pandas as pd
 from pydantic import Field
 
+from arena.heldout import EditionSecrets
 from assets.leaderboards import ANALYSIS_SETTINGS, StatsConfig
 from assets.metadata import markdown_table
 from assets.partitions import concat_partitions
-from assets.resources import RunProfile
+from assets.resources import ProjectPaths, RunProfile
 from engines.axes.benchmark import AXIS_SCORE_COLUMNS
 from engines.gbg import ENGINE_VERSION
 from engines.tournament.records import MATCH_SCHEMA, MOVE_SCHEMA
@@ -133,17 +134,24 @@ def build_release(
     profile: Mapping[str, Any],
     config: ReleaseConfig,
     settings: AnalysisSettings | None = None,
+    secrets: EditionSecrets | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The asset's value and metadata, as a plain function (publishes into the store);
     ``settings``: those of the analysis (default: :func:`analysis_settings` without an
-    instance, the default ``StatsConfig``'s)."""
+    instance, the default ``StatsConfig``'s); ``secrets``: the deployment's edition key and
+    reveal folder, for an edition's private games (``arena.heldout``)."""
     tables = {
         name: concat_partitions(value, PARTITIONED.get(name, ())) for name, value in loaded.items()
     }
     store = config.store_path()
     settings = settings or analysis_settings(None)
     published, recorded = publish_release(
-        tables, profile, store, max_fallback_rate=config.max_fallback_rate, analysis=settings
+        tables,
+        profile,
+        store,
+        max_fallback_rate=config.max_fallback_rate,
+        analysis=settings,
+        secrets=secrets,
     )
     return published_row(published), release_metadata(published, recorded, store, settings)
 
@@ -192,10 +200,17 @@ def release_bundle(
     context: dg.AssetExecutionContext,
     config: ReleaseConfig,
     profile: RunProfile,
+    paths: ProjectPaths,
     **tables: Any,
 ) -> dg.Output[pd.DataFrame]:
     settings = analysis_settings(context.instance)
-    value, metadata = build_release(tables, profile.get().model_dump(mode="json"), config, settings)
+    chosen = profile.get()
+    # an edition with private games needs the key; a later one reveals them with it
+    kept = chosen.private_games or EditionSecrets.exists(paths.root_path())
+    secrets = EditionSecrets.of(paths.root_path()) if kept else None
+    value, metadata = build_release(
+        tables, chosen.model_dump(mode="json"), config, settings, secrets
+    )
     verb = "published" if metadata["newly_published"] else "already published"
     context.log.info(f"{verb} release {metadata['release_id']} at {metadata['release_path'].path}")
     return dg.Output(value, metadata=metadata)

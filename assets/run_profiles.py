@@ -160,6 +160,14 @@ class Profile(BaseModel):
     edition: int = Field(
         default=1, ge=1, le=MAX_EDITION, description="the edition: which draw of seeds"
     )
+    # Zero (every profile but tiny-paper) leaves the field out of the profile's dump.
+    private_games: int = Field(
+        default=0,
+        ge=0,
+        le=100,
+        description="games of the edition kept private: drawn from secret seeds, published as "
+        "salted commitments with aggregate scores, revealed by a later edition (arena.heldout)",
+    )
     edition_policy: EditionPolicy = Field(
         default_factory=EditionPolicy, description="which edition is current"
     )
@@ -192,6 +200,8 @@ class Profile(BaseModel):
             dumped.pop("openspiel_games", None)
         if not self.ablation_solved_games:
             dumped.pop("ablation_solved_games", None)
+        if not self.private_games:
+            dumped.pop("private_games", None)
         return dumped
 
 
@@ -248,6 +258,7 @@ PROFILES: dict[str, Profile] = {
         generation="paper",
         rulebook_style="paper",
         protocol="paper",
+        private_games=1,
     ),
     "paper": Profile(
         name="paper",

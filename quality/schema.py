@@ -210,6 +210,7 @@ SEED_POOL = Table(
             SHA256,
         ),
         col("generator_version", "int64", "version of the game generator"),
+        col("private", "bool", "an edition's held-out game (never in a release: arena.heldout)"),
     ),
 )
 
@@ -224,6 +225,7 @@ ACCEPTED_GAMES = Table(
         *_SIZES,
         *_FEATURE_COLUMNS,
         _ENGINE,
+        col("private", "bool", "an edition's held-out game (never in a release: arena.heldout)"),
     ),
 )
 
@@ -275,6 +277,7 @@ BENCHMARK_GAMES = Table(
             col(f"norm_{a}", "float64", f"{a}, min-max normalised over the pool", SHARE)
             for a in SCREENING_AXES
         ),
+        col("private", "bool", "an edition's held-out game (never in a release: arena.heldout)"),
     ),
 )
 
@@ -682,6 +685,35 @@ EDITION_SATURATION = Table(
         col("reasons", "string", "why (one sentence per rule that fired; empty to keep)"),
     ),
 )
+HELDOUT_GAMES = Table(
+    "heldout_games",
+    "the edition's private games: a salted commitment to each spec and the aggregate scores "
+    "only (no spec, rulebook, seed or transcript), revealed by a later edition",
+    "releases.heldout.heldout_table",
+    (
+        col("edition", "int64", "edition number"),
+        col("label", "string", "the private game's label (private-1, ...)"),
+        col("commitment", "string", "SHA-256(salt || canonical spec JSON)", SHA256),
+        col("model", "string", "player name"),
+        col("runs", "int64", "complete runs it played on the game", "runs"),
+        col("mean_margin", "float64", "its mean chip margin per deal on the game", CHIPS),
+    ),
+)
+REVEALED_GAMES = Table(
+    "revealed_games",
+    "private games of earlier editions, revealed: release verify checks each spec and salt "
+    "against the commitment the earlier release published",
+    "releases.heldout.revealed_table",
+    (
+        col("edition", "int64", "the edition that kept the game private"),
+        col("label", "string", "its label in that edition's heldout_games"),
+        col("seed", "int64", "its (secret) generator seed"),
+        col("spec_hash", "string", "SHA-256 of the spec JSON", SHA256),
+        col("spec_json", "string", "the game's canonical spec (JSON)"),
+        col("salt", "string", "the commitment's salt (hex)"),
+        col("commitment", "string", "SHA-256(salt || spec JSON), as published", SHA256),
+    ),
+)
 EPISODE_ADAPTATION = Table(
     "episode_adaptation",
     "multi-hand episodes against the fixed exploitable bot: the change of a player's margin "
@@ -1024,6 +1056,8 @@ TABLES: dict[str, Table] = {
         ANCHORED_SCALES,
         EDITION_SCORES,
         EDITION_SATURATION,
+        HELDOUT_GAMES,
+        REVEALED_GAMES,
         EPISODE_ADAPTATION,
         PROGRAM_TRACK,
         *ANALYSIS_TABLES,

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from arena.heldout import EditionSecrets
 from arena.secrets import MOVE_TEXT_FIELDS, environment_secrets, redact_all
 from engines.axes.benchmark import diagnostics_tables
 from engines.gbg import ENGINE_VERSION, GameSpec, rulebook
@@ -40,6 +41,15 @@ from releases.analysis import (
 from releases.bundle import ReleaseContext
 from releases.dictionary import LICENSE_TEXT, schema_json, schema_markdown
 from releases.editions import edition_tables
+from releases.heldout import (
+    HELDOUT,
+    REVEALED,
+    heldout_table,
+    hide,
+    keep_for_reveal,
+    private_games,
+    revealed_table,
+)
 from releases.store import Published, publish
 from releases.versioned import newest_results
 
@@ -361,6 +371,7 @@ def publish_release(
     analysis: AnalysisSettings | None = None,
     benchmark: str | None = None,
     engine_version: str = ENGINE_VERSION,
+    secrets: EditionSecrets | None = None,
 ) -> tuple[Published, dict[str, GateResult]]:
     """Publish the run's ``tables`` into ``store`` past every gate (write, audit, publish).
 
@@ -373,8 +384,12 @@ def publish_release(
     Steps:
     1. the released tables and the versioned-results figures (:func:`release_tables`);
     2. the analysis of the released corpus with ``analysis`` (:func:`release_analysis`): its
-       tables join the release, its figures the plots; then the tables across editions (each
-       player's anchored scores by edition, the saturation watch: ``releases.editions``);
+       tables join the release, its figures the plots. An edition's private games (with
+       ``secrets``, the deployment's ``arena.heldout.EditionSecrets``) are then hidden,
+       published as commitments with aggregate scores, and the analysis redone on the public
+       games (``releases.heldout``); earlier editions' private games are revealed; then the
+       tables across editions (each player's anchored scores by edition, the saturation
+       watch: ``releases.editions``);
     3. every release gate over all the tables together (the superseded matches get the schema
        gate only), and the ``reproduction`` gate;
     4. the manifest's context, the rulebooks, the data dictionary, the licence and the figures;
@@ -385,8 +400,25 @@ def publish_release(
     settings = analysis or AnalysisSettings()
     released, results = release_tables(tables)
     analysed, reproduced = release_analysis(released, settings)
+    edition = int(profile.get("edition", 1))
+    hidden = private_games(released, profile, secrets.key) if secrets and not benchmark else []
+    if hidden:  # the edition's private games: commitments and aggregates only
+        held = heldout_table(released["complete_pairs"], hidden, edition)
+        released = hide(released, hidden)
+        analysed, _ = release_analysis(released, settings)  # on the public games
+        if analysed is not None:
+            for name, (_, recomputed) in reproduction_pairs(analysed, released).items():
+                released[name] = recomputed
+        released[HELDOUT] = held
     if analysed is not None:
         released.update(analysed.tables)
+    revealed = (
+        revealed_table(secrets.folder, str(profile["name"]), edition)
+        if secrets and not benchmark
+        else None
+    )
+    if revealed is not None:
+        released[REVEALED] = revealed
     across, trend = edition_tables(store, profile, released) if not benchmark else ({}, {})
     released.update(across)
     gates = release_gates(
@@ -410,7 +442,9 @@ def publish_release(
         **(analysed.figures if analysed is not None else {}),
         **trend,
     }
-    published = publish(released, texts, images, context, store, gates=gates)
+    published = publish(released, texts, images, context, store, gates=gates, sealed=hidden)
+    if secrets is not None:
+        keep_for_reveal(secrets.folder, str(profile["name"]), edition, hidden)
     return published, recorded_gates(published.path)
 
 

@@ -36,7 +36,7 @@ import fcntl
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ from releases.bundle import PROJECT_ROOT, RELEASE_ID_PATTERN, ReleaseContext, bu
 from releases.editions import admit, disjoint_problems, edition_of, read_ledger
 from releases.editions import record as record_edition
 from releases.errors import Refused
+from releases.heldout import SEALED_GATE, PrivateGame, reveal_problems, sealed_problems
 from releases.identity import MAX_MANIFEST_BYTES
 from releases.verification import (
     Verified,
@@ -203,6 +204,7 @@ def publish(
     gates: Mapping[str, GateResult] | None = None,
     environ: Mapping[str, str] | None = None,
     on_phase: PhaseHook | None = None,
+    sealed: Sequence[PrivateGame] = (),
 ) -> Published:
     """Write, audit and publish a release into ``store`` (see the module docstring).
 
@@ -210,6 +212,9 @@ def publish(
     then exactly as before. Publishing identical inputs again returns the published release
     (``new`` is false). ``on_phase(phase, folder)`` is called after ``staged``, ``audited``,
     ``moved`` and ``indexed`` (for progress, and for tests that kill the process mid-way).
+    ``sealed``: an edition's private games, which no file of the bundle may name (the audit's
+    ``heldout_sealed`` gate, ``releases.heldout``); a revealed game must match the commitment
+    its edition published (the audit's ``reveal`` gate).
     """
     for name, gate in (gates or {}).items():
         if not gate.passed:
@@ -242,6 +247,14 @@ def publish(
             )
             if not final_scan.passed:
                 raise GateFailed(f"gate redaction failed: {final_scan.message}")
+            files = [p for p in folder.rglob("*") if p.is_file()]
+            leaks = sealed_problems(files, folder, sealed) if sealed else []
+            if leaks:
+                more = f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else ""
+                raise GateFailed(f"gate {SEALED_GATE} failed: {leaks[0]}{more}")
+            mismatches = reveal_problems(folder, store, read_ledger(store))
+            if mismatches:
+                raise GateFailed(f"gate reveal failed: {mismatches[0]}")
             try:
                 verify_folder(folder)
             except ValueError as exc:
@@ -344,6 +357,7 @@ def check_edition(folder: Path, store: Path) -> None:
     edition = edition_of(manifest.get("profile") or {}, games)
     if edition is None:
         return
-    problems = disjoint_problems(read_ledger(store), edition)
+    ledger = read_ledger(store)
+    problems = disjoint_problems(ledger, edition) + reveal_problems(folder, store, ledger)
     if problems:
         raise Refused(f"release {manifest['release_id']}: {problems[0]}")

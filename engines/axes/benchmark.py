@@ -121,6 +121,36 @@ def select_benchmark(screening: pd.DataFrame, accepted: pd.DataFrame, n: int) ->
     return pd.DataFrame(rows)
 
 
+def with_private_games(
+    selected: pd.DataFrame, screening: pd.DataFrame, accepted: pd.DataFrame
+) -> pd.DataFrame:
+    """``selected`` (a public selection, ``private`` false) followed by the accepted games
+    marked ``private`` (an edition's held-out games: drawn from secret seeds, not selected by
+    distance, which stays NaN), in seed order, numbered on from the selection."""
+    public = selected.assign(private=False)
+    if "private" not in accepted.columns or not accepted["private"].any():
+        return public
+    hidden = accepted.loc[accepted["private"].astype(bool)].sort_values("seed")
+    axes = screening.set_index("seed")
+    rows = []
+    for k, game in enumerate(hidden.itertuples(index=False)):
+        seed = int(game.seed)
+        rows.append(
+            {
+                "order": len(public) + k,
+                "game": str(seed),
+                "seed": seed,
+                "spec_hash": game.spec_hash,
+                "spec_json": game.spec_json,
+                "distance": float("nan"),
+                **{a: float(axes.loc[seed, a]) for a in SCREENING_AXES},
+                **{f"norm_{a}": float("nan") for a in SCREENING_AXES},
+                "private": True,
+            }
+        )
+    return pd.concat([public, pd.DataFrame(rows)], ignore_index=True)
+
+
 def selection_figure(screening: pd.DataFrame, selected: pd.DataFrame) -> bytes:
     """PNG: the pool and the selected games on the first two normalised screening axes."""
     points = normalise({a: screening[a].tolist() for a in SCREENING_AXES})

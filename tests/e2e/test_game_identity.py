@@ -103,22 +103,74 @@ def test_the_paper_configuration_keeps_one_spec_hash_per_game_at_every_stage(
     seen = stage_hashes(refreshed)
     benchmark = pd.read_parquet(refreshed.data / "benchmark_games.parquet")
     games = [str(g) for g in benchmark["game"]]
-    assert len(games) == 3
+    private = {str(g) for g in benchmark.loc[benchmark["private"], "game"]}
+    assert len(games) == 4 and len(private) == 1  # tiny-paper: 3 selected, 1 held out
     paper, default = named_config("paper"), named_config("default")
     regenerated = {g: generate(int(g), paper).spec_hash for g in games}
     # the default configuration would have made other games of the same seeds
     assert all(generate(int(g), default).spec_hash != regenerated[g] for g in games)
-    stages = [s for s in seen if s != "accepted_games"]
-    for stage in ("benchmark_games", "axis_scores", "match_corpus", "complete_pairs"):
-        assert stage in stages
-    assert any(s.startswith("release:axis_scores") for s in stages)
+    inside = ["accepted_games", "benchmark_games", "axis_scores", "match_corpus", "complete_pairs"]
+    released = [s for s in seen if s.startswith("release:")]
+    assert any(s.startswith("release:axis_scores") for s in released)
     for game in games:
-        hashes = {s: seen[s].get(game, set()) for s in ["accepted_games", *stages]}
-        assert all(len(h) == 1 for h in hashes.values()), (game, hashes)
-        assert set.union(*hashes.values()) == {regenerated[game]}, (game, hashes)
+        hashes = {s: seen[s].get(game, set()) for s in inside}
+        assert all(h == {regenerated[game]} for h in hashes.values()), (game, hashes)
+        shown = {s: seen[s].get(game, set()) for s in released}
+        if game in private:  # a held-out game is in no released table
+            assert not set().union(*shown.values()), (game, shown)
+        else:
+            assert all(h == {regenerated[game]} for h in shown.values()), (game, shown)
     manifest = json.loads(next(refreshed.store.glob("gs-*/manifest.json")).read_text())
     assert manifest["profile"]["name"] == PROFILE and manifest["profile"]["edition"] == 1
     assert manifest["profile"]["generation"] == "paper"
+
+
+def _bytes_of_every_file(folder: Path) -> Iterator[tuple[str, bytes]]:
+    """Every file of a release folder and every member of its archive, with Parquet files
+    also as the text of their decoded cells."""
+    import io
+    import tarfile
+
+    def expand(name: str, data: bytes) -> Iterator[tuple[str, bytes]]:
+        yield name, data
+        if name.endswith(".parquet"):
+            frame = pd.read_parquet(io.BytesIO(data))
+            yield f"{name} (cells)", frame.to_csv(index=False).encode("utf-8")
+
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        yield from expand(str(path.relative_to(folder)), path.read_bytes())
+        if path.name.endswith(".tar.gz"):
+            with tarfile.open(path, "r:gz") as archive:
+                for member in archive.getmembers():
+                    handle = archive.extractfile(member) if member.isfile() else None
+                    if handle is not None:
+                        yield from expand(f"{path.name}:{member.name}", handle.read())
+
+
+def test_a_private_game_appears_in_no_file_of_its_release_only_its_commitment(
+    refreshed: Refreshed,
+) -> None:
+    """Issue 39, item 4: the held-out game's spec, spec hash and seed are in no file of the
+    release, archive members and Parquet cells included; the release carries its salted
+    commitment and aggregate scores."""
+    from arena.heldout import commitment, edition_key, salt
+
+    assert refreshed.returncode == 0, refreshed.output[-3000:]
+    benchmark = pd.read_parquet(refreshed.data / "benchmark_games.parquet")
+    (row,) = benchmark.loc[benchmark["private"]].itertuples(index=False)
+    secrets = [str(row.spec_hash), str(row.seed), str(row.spec_json)[:60]]
+    (release,) = [p for p in refreshed.store.iterdir() if p.name.startswith("gs-")]
+    files = list(_bytes_of_every_file(release))
+    assert any(".tar.gz:" in name for name, _ in files)
+    for name, data in files:
+        for secret in secrets:
+            assert secret.encode("utf-8") not in data, (name, secret[:20])
+            assert secret not in name
+    held = pd.read_parquet(release / "tables" / "heldout_games.parquet")
+    key = edition_key(refreshed.root / "data")
+    expected = commitment(salt(key, PROFILE, 1, str(row.spec_hash)), str(row.spec_json))
+    assert set(held["label"]) == {"private-1"} and set(held["commitment"]) == {expected}
+    assert (held["runs"] > 0).all()
 
 
 def test_a_planted_mismatch_fails_the_corpus_check_by_name_and_publishes_nothing(
@@ -222,6 +274,15 @@ def test_a_second_edition_draws_disjoint_seeds_and_its_report_shows_both_edition
         )
         assert done.returncode == 0, done.stderr
     folder = refreshed.store / mine[2]["releases"][-1]
+    # edition 1's private game is revealed, and matches the commitment edition 1 published
+    revealed = pd.read_parquet(folder / "tables" / "revealed_games.parquet")
+    held = pd.read_parquet(
+        refreshed.store / mine[1]["releases"][-1] / "tables" / "heldout_games.parquet"
+    )
+    assert list(revealed["label"]) == ["private-1"] and list(revealed["edition"]) == [1]
+    assert set(revealed["commitment"]) == set(held["commitment"])
+    first = pd.read_parquet(refreshed.data / "benchmark_games.parquet")
+    assert list(revealed["spec_json"]) == list(first.loc[first["private"], "spec_json"])
     scores = pd.read_parquet(folder / "tables" / "edition_scores.parquet")
     assert set(scores["edition"]) == {1, 2}
     entrants = set(scores.loc[scores["role"] == "entrant", "model"])

@@ -119,7 +119,7 @@ def test_a_damaged_ledger_stops_publication(tmp_path: Path) -> None:
     publish_edition(store, 1, [3])
     (store / LEDGER).write_text("{not json")
     before = snapshot(store)
-    with pytest.raises(Refused, match="edition ledger .* cannot be read"):
+    with pytest.raises(Refused, match=r"edition ledger .* cannot be read"):
         publish_edition(store, 1, [4])
     assert snapshot(store) == before
 
