@@ -24,7 +24,7 @@ from assets.resources import ProjectPaths, RunProfile
 from assets.run_profiles import Profile
 from engines.gbg import ENGINE_VERSION, GameSpec, consistency_errors, rulebook
 from engines.gbg.conformance import check_conformance
-from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig, named_config
+from engines.gbg.generator import GENERATOR_VERSION, GenerationConfig
 from engines.gbg.plots import pool_plot
 from engines.gbg.seed_pool import paper_comparison, screen, summarise
 
@@ -68,7 +68,7 @@ def seed_pool(
     context: dg.AssetExecutionContext, profile: RunProfile, paths: ProjectPaths
 ) -> dg.Output[pd.DataFrame]:
     chosen = profile.get()
-    config = named_config(chosen.generation)
+    config = chosen.generation_config()
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
     with (

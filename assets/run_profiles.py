@@ -23,7 +23,9 @@ construction (the release store's seed ledger checks it again). The profile's
 :class:`EditionPolicy` says which edition is current: a fixed one (the demo's and tiny's: edition
 1, so ``make run`` is reproducible), or a new one every ``cadence_days`` from ``epoch`` (the
 paper's: weekly), while the nightly refreshes in between add players to the current edition.
-``$GENSTRAT_EDITION`` (or the ``profile`` resource's ``edition``) chooses one explicitly. The
+``$GENSTRAT_EDITION`` (or the ``profile`` resource's ``edition``) chooses one explicitly, and
+``$GENSTRAT_COMPLEXITY`` the generator's complexity dial of an edition (the saturation watch's
+answer to a field the benchmark no longer separates). The
 profile and edition name where a materialization's data lives (:meth:`Profile.data_namespace`),
 so profiles and editions materialized into one data folder never read each other's tables.
 
@@ -44,8 +46,11 @@ from pydantic import (
     model_serializer,
 )
 
+from engines.gbg.generator import GenerationConfig, named_config
+
 PROFILE_ENV_VAR = "GENSTRAT_PROFILE"
 EDITION_ENV_VAR = "GENSTRAT_EDITION"
+COMPLEXITY_ENV_VAR = "GENSTRAT_COMPLEXITY"
 DEFAULT_PROFILE = "demo"
 # The largest edition number accepted: a typo guard (a weekly cadence reaches it in 190 years).
 MAX_EDITION = 10_000
@@ -160,6 +165,15 @@ class Profile(BaseModel):
     edition: int = Field(
         default=1, ge=1, le=MAX_EDITION, description="the edition: which draw of seeds"
     )
+    # The generator's complexity dial of this edition (None: the generation configuration's
+    # own, 1.0); a saturated edition is answered by a harder next one (docs/EDITIONS.md).
+    # None leaves the field out of the profile's dump.
+    complexity: float | None = Field(
+        default=None,
+        ge=0.5,
+        le=4.0,
+        description="the generator's complexity dial for this edition (default: the config's)",
+    )
     # Zero (every profile but tiny-paper) leaves the field out of the profile's dump.
     private_games: int = Field(
         default=0,
@@ -202,7 +216,17 @@ class Profile(BaseModel):
             dumped.pop("ablation_solved_games", None)
         if not self.private_games:
             dumped.pop("private_games", None)
+        if self.complexity is None:
+            dumped.pop("complexity", None)
         return dumped
+
+    def generation_config(self) -> GenerationConfig:
+        """The generation configuration of this edition: the named one, at the edition's
+        complexity dial when it sets one."""
+        config = named_config(self.generation)
+        if self.complexity is None or self.complexity == config.complexity:
+            return config
+        return config.model_copy(update={"complexity": self.complexity})
 
 
 PROFILES: dict[str, Profile] = {
@@ -311,6 +335,15 @@ def get_profile(
             f"unknown profile {chosen!r} (from {PROFILE_ENV_VAR} or config); "
             f"choose one of: {choices}"
         ) from None
+    dial = os.environ.get(COMPLEXITY_ENV_VAR, "").strip()
+    if dial:
+        try:
+            profile = profile.model_copy(update={"complexity": float(dial)})
+            Profile.model_validate(profile.model_dump())
+        except ValueError:
+            raise ValueError(
+                f"{COMPLEXITY_ENV_VAR} must be a number from 0.5 to 4.0, got {dial!r}"
+            ) from None
     wanted = edition if edition is not None else os.environ.get(EDITION_ENV_VAR) or None
     if wanted is None:
         day = today if today is not None else datetime.now(UTC).date()

@@ -229,7 +229,12 @@ def edition_tables(
     )
     stacked = stacked.loc[:, ["edition", *[c for c in anchored.columns if c != "edition"]]]
     stacked["edition"] = stacked["edition"].astype("int64")
-    complexity = named_config(str(profile.get("generation", "default"))).complexity
+    dial = profile.get("complexity")
+    complexity = (
+        float(dial)
+        if dial is not None
+        else named_config(str(profile.get("generation", "default"))).complexity
+    )
     saturation = edition_saturation(corpora, stacked, complexity)
     saturation["top"] = saturation["top"].astype("string")
     figure = trend_figure(stacked, title="Anchored scores by edition (95% intervals)")

@@ -49,3 +49,59 @@ def test_a_profile_selects_at_least_the_games_the_composite_complexity_needs() -
     assert tiny["benchmark_games"] == MIN_COMPOSITE_GAMES  # the smallest profile fits exactly
     with pytest.raises(ValidationError, match="benchmark_games"):
         type(PROFILES["tiny"])(**{**tiny, "benchmark_games": MIN_COMPOSITE_GAMES - 1})
+
+
+def test_editions_draw_consecutive_disjoint_seed_ranges_on_the_profile_cadence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 39, item 3: edition e samples seed_start + (e - 1) * seed_count onwards; the paper
+    profile starts a new edition every seven days from its epoch, the demo stays at 1."""
+    from datetime import date, timedelta
+
+    from assets.run_profiles import EditionPolicy
+
+    for name in ("GENSTRAT_EDITION", "GENSTRAT_COMPLEXITY", "GENSTRAT_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    paper = get_profile("paper", today=date(2026, 12, 7))
+    assert paper.edition == 1 and paper.seed_range == (0, 12_351)
+    epoch = paper.edition_policy.epoch
+    assert get_profile("paper", today=epoch + timedelta(days=6)).edition == 1
+    assert get_profile("paper", today=epoch + timedelta(days=7)).edition == 2
+    third = get_profile("paper", today=epoch + timedelta(days=20))
+    assert third.edition == 3 and third.seed_range == (24_702, 37_053)
+    assert get_profile("demo", today=epoch + timedelta(days=400)).edition == 1
+    assert get_profile("demo", edition=4).first_seed == 900
+    assert get_profile("demo", edition=4).data_namespace == "demo/edition-4"
+    monkeypatch.setenv("GENSTRAT_EDITION", "3")
+    assert get_profile("tiny").seed_range == (240, 360)
+    assert EditionPolicy(cadence_days=1).current(epoch - timedelta(days=3)) == 1
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("GENSTRAT_EDITION", "0", "edition must be between 1 and 10,000, got 0"),
+        ("GENSTRAT_EDITION", "-2", "edition must be a positive whole number"),
+        ("GENSTRAT_EDITION", "1e3", "edition must be a positive whole number"),
+        ("GENSTRAT_COMPLEXITY", "9", "GENSTRAT_COMPLEXITY must be a number from 0.5 to 4.0"),
+        ("GENSTRAT_COMPLEXITY", "hard", "GENSTRAT_COMPLEXITY must be a number from 0.5 to 4.0"),
+    ],
+)
+def test_a_bad_edition_or_dial_is_refused_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, message: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ValueError, match=message) as refused:
+        get_profile("demo")
+    assert "\n" not in str(refused.value)
+
+
+def test_the_complexity_dial_of_an_edition_reaches_the_generation_config(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GENSTRAT_COMPLEXITY", "2")
+    harder = get_profile("tiny-paper")
+    assert harder.generation_config().complexity == 2.0
+    assert harder.model_dump(mode="json")["complexity"] == 2.0
+    monkeypatch.delenv("GENSTRAT_COMPLEXITY")
+    assert "complexity" not in get_profile("tiny-paper").model_dump(mode="json")
