@@ -131,3 +131,50 @@ def test_bench_engine_reports_ratios(capsys: pytest.CaptureFixture[str]) -> None
     assert solo[:2] == ["example4643", "holdem-limit"]
     assert len(solo) == 3 and solo[2].startswith("gbg-")  # the median accepted game
     assert all(row["batch_deals_per_second"] > 0 for row in report["solo"])
+
+
+def test_a_seed_is_the_game_of_the_profile_s_configuration_unless_config_says_otherwise(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 39, item 7: under the paper profile ``game show 4643`` is the paper
+    configuration's game; ``--config`` and ``--style`` name what a user means."""
+    from engines.gbg.generator import generate, named_config
+
+    def shown(*args: str) -> str:
+        assert main(["game", "show", "4643", *args]) == 0
+        return capsys.readouterr().out
+
+    paper, default = generate(4643, named_config("paper")), generate(4643)
+    monkeypatch.setenv("GENSTRAT_PROFILE", "paper")
+    assert json.loads(shown("--json"))["spec_hash"] == paper.spec_hash
+    assert shown() == rulebook(paper, style="paper")
+    assert json.loads(shown("--json", "--config", "default"))["spec_hash"] == default.spec_hash
+    assert shown("--style", "compact") == rulebook(paper)
+    monkeypatch.delenv("GENSTRAT_PROFILE")
+    assert json.loads(shown("--json"))["spec_hash"] == default.spec_hash
+    config = tmp_path / "harder.yaml"
+    config.write_text("complexity: 2.0\n")
+    harder = generate(4643, named_config("default").model_copy(update={"complexity": 2.0}))
+    assert json.loads(shown("--json", "--config", str(config)))["spec_hash"] == harder.spec_hash
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--config", "papr"], "unknown generation configuration 'papr': give default or paper"),
+        (["--config", "/nonexistent/c.json"], "cannot read config file /nonexistent/c.json"),
+        (["--style", "fancy"], "invalid choice: 'fancy'"),
+    ],
+)
+def test_a_bad_config_or_style_is_one_line_and_exit_2(
+    capfd: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", "game", "show", "7", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert message in done.stderr
+    assert len(done.stderr.strip().splitlines()) <= 2  # argparse: usage line + error line
