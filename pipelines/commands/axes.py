@@ -1,8 +1,10 @@
-"""``genstrat axes SEED [--budget quick|paper] [--seed S] [--workers W] [--rerun] [--json]``.
+"""``genstrat axes SEED [--budget quick|paper] [--seed S] [--workers W] [--rerun] [--config C]
+[--json]``.
 
 The five complexity axes of one game (paper, Section 3.1 and Appendix C) with their per-game
-diagnostics.  ``SEED`` is a generator seed, a preset name or a spec JSON file
-(``arena.games``).  ``--json`` prints an object with ``axes`` (``state_space``,
+diagnostics.  ``SEED`` is a generator seed (under ``--config default|paper|FILE``, default the
+run profile's configuration), a preset name or a spec JSON file (``arena.games``).  ``--json``
+prints an object with ``axes`` (``state_space``,
 ``temporal``, ``opponent``, ``information``, ``precision``), ``sampling_error``, ``seats``
 (Alice's and Bob's values), ``diagnostics`` (STD_g, decisions, replays, world fallbacks,
 seconds, ...) and, with ``--rerun``, ``rerun`` (the axes at two-thirds of the budget on an
@@ -15,7 +17,7 @@ import argparse
 import json
 from typing import Any
 
-from pipelines.commands import count
+from pipelines.commands import add_game_options, count, game_options
 
 
 def register(subparsers: Any) -> None:
@@ -32,6 +34,7 @@ def register(subparsers: Any) -> None:
         "--rerun", action="store_true", help="add the rerun diagnostic (2/3 budget, new draw)"
     )
     axes.add_argument("--json", action="store_true")
+    add_game_options(axes, style=False)
     axes.set_defaults(handler=axes_command)
 
 
@@ -42,7 +45,8 @@ def axes_command(args: argparse.Namespace) -> int:
     from engines.axes.budgets import axis_budget
     from engines.axes.compute import compute_axes, compute_with_rerun
 
-    spec = resolve_game(args.seed)
+    config, _ = game_options(args)
+    spec = resolve_game(args.seed, config)
     budget = axis_budget(args.budget)
     with (
         Stages(unit="tasks", every_s=COMMAND_INTERVAL_S) as progress,
