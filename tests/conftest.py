@@ -33,6 +33,7 @@ ENGINE = enable()
 # minutes late; `make check` (no slow tests) keeps it.
 LONGEST_FIRST = (
     "tests/e2e/test_refresh.py",
+    "tests/e2e/test_game_identity.py",
     "tests/assets/test_ablations_asset.py",
     "tests/pipelines/test_scaleout.py",
     "tests/arena/ablations/test_roster_ablations.py",
