@@ -283,7 +283,8 @@ def _refresh(watch: SignalWatch) -> int:
     progress = StepProgress(total=0)
     refresh_id = new_refresh_id()
     print(
-        f"genstrat: materializing {MAIN_JOB_NAME} (profile {profile.name}) into "
+        f"genstrat: materializing {MAIN_JOB_NAME} (profile {profile.name}, edition "
+        f"{profile.edition}) into "
         f"{instance.root_directory}; refresh {refresh_id} ({REFRESH_TAG} in the UI's runs)",
         flush=True,
     )
@@ -305,7 +306,11 @@ def _refresh(watch: SignalWatch) -> int:
         result = hooked.execute_in_process(
             instance=instance,
             run_config=QUIET_RUN_CONFIG,
-            tags={"genstrat/profile": profile.name, **tags},
+            tags={
+                "genstrat/profile": profile.name,
+                "genstrat/edition": str(profile.edition),
+                **tags,
+            },
             raise_on_error=False,
             partition_key=partition_key,
             asset_selection=selection,
