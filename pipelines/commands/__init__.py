@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from engines.gbg.generator import GenerationConfig
@@ -68,3 +68,51 @@ def game_options(args: argparse.Namespace) -> tuple[GenerationConfig, str]:
         chosen = profile.generation if chosen is None else chosen
         style = profile.rulebook_style if style is None else style
     return generation_config(chosen), style
+
+
+def add_release_games_options(parser: argparse.ArgumentParser) -> None:
+    """``--release ID`` (with ``--store DIR``): the games of a release's benchmark, by the specs
+    the release carries; ``--games`` then picks among them."""
+    parser.add_argument(
+        "--release",
+        default=None,
+        metavar="ID",
+        help="play the benchmark games of a release (an id in --store, a folder or a .tar.gz), "
+        "with the specs it carries; --games picks among them",
+    )
+    parser.add_argument(
+        "--store",
+        default=None,
+        metavar="DIR",
+        help="release store (default: $GENSTRAT_RELEASES, else <project>/releases_store)",
+    )
+
+
+def chosen_games(args: argparse.Namespace, tokens: list[str] | None) -> list[Any]:
+    """The games ``args`` name: ``tokens`` (seeds under ``--config``, presets, spec files,
+    OpenSpiel games), or with ``--release`` the release's benchmark games as it carries them
+    (all of them when ``tokens`` is None). ``ValueError`` in one line for a token the release
+    does not hold or a release that does not verify."""
+    from pathlib import Path
+
+    from arena.games import catalogue_from_table, resolve_games
+
+    config, _ = game_options(args)
+    if getattr(args, "release", None) is None:
+        if tokens is None:
+            raise ValueError("no games given: pass --games or --release")
+        return resolve_games(tokens, config)
+    from releases.opened import open_release
+
+    release = open_release(args.release, Path(args.store).expanduser() if args.store else None)
+    if "benchmark_games" not in release.table_names:
+        raise ValueError(f"release {release.release_id} holds no benchmark_games table")
+    catalogue = catalogue_from_table(release.table("benchmark_games"))
+    wanted = list(catalogue) if tokens is None else tokens
+    unknown = [t for t in wanted if t not in catalogue]
+    if unknown:
+        raise ValueError(
+            f"release {release.release_id} has no benchmark game {unknown[0]!r}; it has "
+            f"{', '.join(catalogue)}"
+        )
+    return resolve_games(wanted, catalogue=catalogue)
