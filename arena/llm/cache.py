@@ -9,7 +9,10 @@ request body (model, system prompt, conversation, settings, response format) and
 entry, so at a temperature above zero two matches that reach the same prompt do not share one
 sampled answer, while a replay of the same match reads back exactly the answers it got.  The
 API key is not part of the request body and is never stored; the stored reply is the
-provider's JSON body (redacted by the caller) and the latency of the original call.
+provider's JSON body (redacted by the caller), the latency of the original call and the
+requests it took (``calls``: retries included), so that a reply read back (a resumed or
+rebuilt tournament) is counted as the requests that obtained it and a resumed corpus records the
+usage of an uninterrupted one.  An entry written before ``calls`` was kept reads as one request.
 
 Storage is one SQLite file in WAL mode, shared by worker processes (a writer waits up to 30 s
 for another): each entry is committed on its own, so a process killed at any moment loses at
@@ -41,6 +44,7 @@ def request_key(kind: str, url: str, body: dict[str, Any], call_id: str) -> str:
 class CachedReply:
     body: Any
     latency_s: float
+    calls: int = 1
 
 
 class CacheMiss(Exception):
@@ -67,32 +71,42 @@ class ResponseCache:
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS replies ("
                 " key TEXT PRIMARY KEY, kind TEXT NOT NULL, model TEXT NOT NULL,"
-                " body TEXT NOT NULL, latency_s REAL NOT NULL)"
+                " body TEXT NOT NULL, latency_s REAL NOT NULL, calls INTEGER)"
             )
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(replies)")}
+            if "calls" not in columns:  # a cache written before calls were kept
+                try:
+                    self._db.execute("ALTER TABLE replies ADD COLUMN calls INTEGER")
+                except sqlite3.OperationalError as exc:  # another process added it first
+                    if "duplicate column" not in str(exc):
+                        raise
 
     def get(self, key: str) -> CachedReply | None:
         found = self._memory.get(key)
         if found is None and self._db is not None:
             row = self._db.execute(
-                "SELECT body, latency_s FROM replies WHERE key = ?", (key,)
+                "SELECT body, latency_s, calls FROM replies WHERE key = ?", (key,)
             ).fetchone()
             if row is not None:
-                found = CachedReply(json.loads(row[0]), float(row[1]))
+                calls = 1 if row[2] is None else int(row[2])
+                found = CachedReply(json.loads(row[0]), float(row[1]), calls)
         if found is None:
             self.misses += 1
         else:
             self.hits += 1
         return found
 
-    def put(self, key: str, kind: str, model: str, body: Any, latency_s: float) -> None:
-        reply = CachedReply(body, latency_s)
+    def put(
+        self, key: str, kind: str, model: str, body: Any, latency_s: float, calls: int = 1
+    ) -> None:
+        reply = CachedReply(body, latency_s, calls)
         if self._db is None:
             self._memory[key] = reply
             return
         self._db.execute(
-            "INSERT OR REPLACE INTO replies (key, kind, model, body, latency_s) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (key, kind, model, json.dumps(body, ensure_ascii=False), latency_s),
+            "INSERT OR REPLACE INTO replies (key, kind, model, body, latency_s, calls) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (key, kind, model, json.dumps(body, ensure_ascii=False), latency_s, calls),
         )
 
     def __len__(self) -> int:

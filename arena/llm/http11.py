@@ -13,7 +13,11 @@ exceptions stay httpx's:
 3. the reply is read: status line, headers, then the body by ``Content-Length``, by chunks
    (``Transfer-Encoding: chunked``, trailers skipped) or until the server closes;
 4. the connection goes back to the idle list unless either side said ``Connection: close``;
-5. a reused connection that the server had closed (no byte of a reply) is replaced once.
+5. an idle connection the server has already closed is dropped before anything is written on
+   it; a reused connection that fails after the request was written, before any byte of a
+   reply, is replaced once and the request written again (the reply's ``request_writes``
+   extension, or the error's attribute of that name, is then 2: the server may have received
+   both, and the harness counts both).
 
 Timeouts come from the request (httpx's ``timeout`` extension: connect, write, read); failures
 are raised as httpx's exceptions (``ConnectError``, ``ReadTimeout``, ``RemoteProtocolError``,
@@ -69,19 +73,36 @@ class LeanTransport(httpx.AsyncBaseTransport):
             head.append(b"Content-Length: " + str(len(body)).encode("ascii") + b"\r\n")
         payload = b"".join(head) + b"\r\n" + body
         idle = self._idle.get(key)
-        if idle:
+        written = 0
+        while idle:
             connection = idle.pop()
+            if connection.reader.at_eof() or connection.writer.is_closing():
+                connection.close()  # closed by the server while idle: nothing was sent on it
+                continue
             try:
                 return await self._exchange(request, key, connection, payload, timeouts, True)
             except _StaleConnection:
-                pass
-        connection = await self._connect(request, key, timeouts.get("connect"))
+                written = 1
+                break
         try:
-            return await self._exchange(request, key, connection, payload, timeouts, False)
+            connection = await self._connect(request, key, timeouts.get("connect"))
+        except httpx.TransportError as exc:
+            if written:
+                exc.request_writes = written  # type: ignore[attr-defined]
+            raise
+        try:
+            response = await self._exchange(request, key, connection, payload, timeouts, False)
         except _StaleConnection:
             raise httpx.RemoteProtocolError(
                 "server closed the connection without a reply", request=request
             ) from None
+        except httpx.TransportError as exc:
+            if written:
+                exc.request_writes = written + 1  # type: ignore[attr-defined]
+            raise
+        if written:
+            response.extensions["request_writes"] = written + 1
+        return response
 
     async def _connect(
         self, request: httpx.Request, key: tuple[str, str, int], timeout: float | None
