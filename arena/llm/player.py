@@ -12,31 +12,51 @@ rethink.  A decision:
 4. if no reply names a legal action, the fallback is played (the minimum amount for a wager or
    bid, else a random legal choice from the match's generator) and the move is flagged.
 
-Token counts, latency and cost are summed over the calls of the move.  A non-retryable error
-(bad key, unknown model, bad request) or an offline cache miss stops the player
-(``PlayerStopped``); exhausted retries fail the move (``MoveFailed``), and the harness ends the
-match with status ``timeout`` or ``error``.  The API key lives only in this object's memory and
-the request headers.
+Token counts, latency and cost are summed over the calls of the move; ``calls`` counts the
+requests that reached the provider, retries included, and a reply read back from the response
+cache counts the requests that first obtained it (so a resumed tournament records what an
+uninterrupted one does).  A non-retryable error (bad key, unknown model, bad request), an
+offline cache miss, a spent budget or an unavailable endpoint (the transport's circuit breaker)
+stops the player (``PlayerStopped``); exhausted retries fail the move (``MoveNotObtained``, a
+``MoveFailed``), and the harness ends the match with status ``timeout`` or ``error``.  A move
+that fails or forfeits (``MoveForfeited``) carries what its requests took (``Unfinished``), so
+the harness records them too (``arena.tournament.runner``).
+
+Budgets (``budget``, set by the tournament runner): before a request is sent, its worst-case
+cost (``worst_case_usd``: every byte of the request body an input token at the dearest input
+price, plus the request's own output limit, else ``DEFAULT_OUTPUT_BOUND`` tokens, at the
+output price) is reserved; after it, the reservation is settled with the actual cost.  A reply
+read from the cache is charged at its cost, with no reservation.  The API key lives only in
+this object's memory and the request headers.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from arena.llm.cache import CacheMiss, ResponseCache, request_key
 from arena.llm.providers import (
     ChatReply,
+    ChatRequest,
     MalformedReply,
     Message,
     Provider,
     ResponseFormat,
 )
-from arena.llm.transport import NonRetryableError, RetriesExhausted, Transport
+from arena.llm.transport import (
+    EndpointUnavailable,
+    NonRetryableError,
+    Response,
+    RetriesExhausted,
+    Transport,
+)
+from arena.llm.usage import UNAVAILABLE, MoveForfeited, MoveNotObtained, Unfinished, Usage
 from arena.secrets import redact
-from engines.agents.base import Decision, Forfeit, MoveFailed, PlayerStopped
+from engines.agents.base import Decision, FailureStatus, MoveFailed, PlayerStopped
 from engines.agents.parser import FEEDBACK, Parsed, action_schema, fallback_action, parse_reply
 from engines.gbg import rulebook
 from engines.gbg.engine import State
@@ -48,6 +68,9 @@ from engines.openspiel.text import conservative_move, parse_move, rules_text
 # A cached call that failed (retries exhausted, malformed reply) is stored under this key, so
 # an offline rebuild reproduces the failed match; a live run ignores it and asks again.
 FAILURE_KEY = "__genstrat_failed_call__"
+# Output tokens assumed for a request that sets no output limit (budgets' worst case).
+DEFAULT_OUTPUT_BOUND = 4096
+OUTPUT_LIMIT_FIELDS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 
 
 @dataclass(frozen=True)
@@ -84,6 +107,44 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def output_limit(body: dict[str, Any]) -> int | None:
+    """The output-token limit a request body sets (OpenAI, Anthropic or Gemini field), if any."""
+    config = body.get("generationConfig")
+    found = [body.get(name) for name in OUTPUT_LIMIT_FIELDS]
+    if isinstance(config, dict):
+        found.append(config.get("maxOutputTokens"))
+    limits = [int(v) for v in found if isinstance(v, int | float) and not isinstance(v, bool)]
+    return max(limits) if limits else None
+
+
+class SpendLimit(Protocol):
+    """A budget the player reserves against before each request (``arena.tournament.budget``)."""
+
+    async def reserve(self, player: str, usd: float) -> str | None:
+        """Reserve ``usd``; None, or the message stopping ``player`` (its budget is spent)."""
+        ...
+
+    def settle(self, player: str, reserved: float, usd: float) -> None:
+        """Replace a reservation of ``reserved`` by ``usd``, the request's actual cost."""
+        ...
+
+    def charge(self, player: str, usd: float) -> None:
+        """Count ``usd`` (a reply read back from the response cache) as spent."""
+        ...
+
+
+class CallFailed(MoveFailed):
+    """One answer could not be obtained: what its requests took (``calls``, ``latency_s``)."""
+
+    def __init__(
+        self, status: FailureStatus, message: str, calls: int, latency_s: float, cached: bool
+    ) -> None:
+        super().__init__(status, message)
+        self.calls = calls
+        self.latency_s = latency_s
+        self.cached = cached
+
+
 @dataclass
 class LLMPlayer:
     """A model behind a provider's chat API (see the module docstring)."""
@@ -103,6 +164,7 @@ class LLMPlayer:
     # The style of a generated game's rulebook (the profile's, through the roster): compact,
     # or the paper's Appendix B style with a worked example for each rule.
     rulebook_style: str = "compact"
+    budget: SpendLimit | None = field(default=None, repr=False)
     _rulebooks: dict[str, str] = field(default_factory=dict, repr=False)
 
     def rulebook(self, state: State) -> str:
@@ -118,8 +180,22 @@ class LLMPlayer:
         return text
 
     def stop(self, reason: str) -> PlayerStopped:
-        self.stopped = f"player {self.name!r} stopped: {reason}"
+        return self.stop_with(f"player {self.name!r} stopped: {reason}")
+
+    def stop_with(self, message: str) -> PlayerStopped:
+        """Stop with a whole message (the first stop's message is kept)."""
+        if self.stopped is None:
+            self.stopped = message
         return PlayerStopped(self.stopped)
+
+    def worst_case_usd(self, request: ChatRequest) -> float:
+        """The most ``request`` can cost (see the module docstring)."""
+        size = len(json.dumps(request.body, ensure_ascii=False).encode("utf-8"))
+        out = output_limit(request.body) or DEFAULT_OUTPUT_BOUND
+        p = self.price
+        write = p.input_per_mtok if p.cache_write_per_mtok is None else p.cache_write_per_mtok
+        dearest = max(p.input_per_mtok, p.cached_input_per_mtok, write)
+        return (size * dearest + out * p.output_per_mtok) / 1e6
 
     async def ask(
         self,
@@ -151,27 +227,49 @@ class LLMPlayer:
         if cached is not None:
             failure = cached.body.get(FAILURE_KEY) if isinstance(cached.body, dict) else None
             if failure is None:
-                return self._read(cached.body), cached.latency_s, 0, True
+                reply = self._read(cached.body)
+                if self.budget is not None:
+                    self.budget.charge(self.name, self.reply_cost(reply))
+                return reply, cached.latency_s, cached.calls, True
             if self.cache.offline:  # a rebuild replays the failure; a live run asks again
-                raise MoveFailed(failure["kind"], failure["message"])
+                raise CallFailed(
+                    failure["kind"], failure["message"], cached.calls, cached.latency_s, True
+                )
         if self.cache.offline or self.transport is None:
             raise self.stop(str(CacheMiss(f"no cached reply for call {call_id} (offline)")))
         secrets = (self.api_key,) if self.api_key else ()
         headers = {**request.headers, **self.provider.auth_headers(self.api_key)}
+        reserved = 0.0
+        if self.budget is not None:
+            reserved = self.worst_case_usd(request)
+            refusal = await self.budget.reserve(self.name, reserved)
+            if refusal is not None:
+                raise self.stop_with(refusal)
+        spent = 0.0
+        try:
+            reply, response = await self._send(request, headers, secrets, key)
+            spent = self.reply_cost(reply)
+        finally:
+            if self.budget is not None:
+                self.budget.settle(self.name, reserved, spent)
+        return reply, response.latency_s, response.requests, False
+
+    async def _send(
+        self, request: ChatRequest, headers: dict[str, str], secrets: tuple[str, ...], key: str
+    ) -> tuple[ChatReply, Response]:
+        """Send a request that missed the cache; cache its reply (or its failure)."""
+        assert self.transport is not None
         try:
             response = await self.transport.post_json(request.url, request.body, headers, secrets)
         except NonRetryableError as exc:
             raise self.stop(str(exc)) from None
+        except EndpointUnavailable as exc:
+            raise self.stop(redact(f"{UNAVAILABLE}: {exc}", secrets)) from None
         except RetriesExhausted as exc:
             message = f"player {self.name!r}: {exc}"
-            self.cache.put(
-                key,
-                self.provider.kind,
-                self.model,
-                {FAILURE_KEY: {"kind": exc.kind, "message": message}},
-                0.0,
-            )
-            raise MoveFailed(exc.kind, message) from None
+            self._cache_failure(key, exc.kind, message, exc.latency_s, exc.requests)
+            raise CallFailed(exc.kind, message, exc.requests, exc.latency_s, False) from None
+        calls = response.requests
         body = response.body
         if secrets:
             body = _redact_json(body, secrets)
@@ -179,16 +277,24 @@ class LLMPlayer:
             reply = self.provider.parse(body)
         except MalformedReply as exc:
             message = f"player {self.name!r}: malformed reply: {exc}"
-            self.cache.put(
-                key,
-                self.provider.kind,
-                self.model,
-                {FAILURE_KEY: {"kind": "error", "message": message}},
-                0.0,
-            )
-            raise MoveFailed("error", message) from None
-        self.cache.put(key, self.provider.kind, self.model, body, response.latency_s)
-        return reply, response.latency_s, response.attempts, False
+            self._cache_failure(key, "error", message, response.latency_s, calls)
+            raise CallFailed("error", message, calls, response.latency_s, False) from None
+        self.cache.put(key, self.provider.kind, self.model, body, response.latency_s, calls)
+        return reply, response
+
+    def _cache_failure(
+        self, key: str, kind: str, message: str, latency_s: float, calls: int
+    ) -> None:
+        failure = {FAILURE_KEY: {"kind": kind, "message": message}}
+        self.cache.put(key, self.provider.kind, self.model, failure, latency_s, calls)
+
+    def reply_cost(self, reply: ChatReply) -> float:
+        return self.price.cost(
+            reply.input_tokens,
+            reply.output_tokens,
+            reply.cached_input_tokens,
+            reply.cache_write_tokens,
+        )
 
     def _read(self, body: Any) -> ChatReply:
         try:
@@ -213,31 +319,40 @@ class LLMPlayer:
         messages: list[Message] = [{"role": "user", "content": prompt}]
         replies: list[str] = []
         reasoning: list[str] = []
-        latency = 0.0
-        calls = 0
-        tokens = [0, 0, 0, 0, 0]  # input, output, reasoning, cached input, cache writes
-        cost = 0.0
-        all_cached = True
+        usage = Usage()
+        asks = 0
         first: Parsed | None = None
         parsed = Parsed("unparsable")
+
+        def unfinished() -> Unfinished:
+            return Unfinished(
+                prompt_sha256=sha256_text(prompt),
+                replies=tuple(replies),
+                verdict=first.verdict if first is not None else "none",
+                asks=asks,
+                usage=usage,
+                reasoning="\n\n".join(reasoning) or None,
+            )
+
         for attempt in range(rethinks + 1):
-            reply, took, n_calls, cached = await self.ask(
-                system, messages, legal, f"{call_id}/{attempt}"
-            )
-            latency += took
-            calls += n_calls
-            all_cached = all_cached and cached
-            tokens[0] += reply.input_tokens
-            tokens[1] += reply.output_tokens
-            tokens[2] += reply.reasoning_tokens
-            tokens[3] += reply.cached_input_tokens
-            tokens[4] += reply.cache_write_tokens
-            cost += self.price.cost(
-                reply.input_tokens,
-                reply.output_tokens,
-                reply.cached_input_tokens,
-                reply.cache_write_tokens,
-            )
+            asks += 1
+            try:
+                reply, took, n_calls, cached = await self.ask(
+                    system, messages, legal, f"{call_id}/{attempt}"
+                )
+            except CallFailed as exc:
+                usage.calls += exc.calls
+                usage.latency_s += exc.latency_s
+                usage.cached = usage.cached and exc.cached
+                raise MoveNotObtained(exc.status, str(exc), unfinished()) from None
+            usage.latency_s += took
+            usage.calls += n_calls
+            usage.cached = usage.cached and cached
+            usage.input_tokens += reply.input_tokens
+            usage.output_tokens += reply.output_tokens
+            usage.reasoning_tokens += reply.reasoning_tokens
+            usage.cached_input_tokens += reply.cached_input_tokens
+            usage.cost_usd += self.reply_cost(reply)
             text = reply.text or ""
             replies.append(text)
             if reply.reasoning:
@@ -257,9 +372,10 @@ class LLMPlayer:
             ]
         fallback = parsed.verdict != "ok" or parsed.action is None
         if fallback and protocol and protocol.exhausted == "forfeit":
-            raise Forfeit(
+            raise MoveForfeited(
                 f"no legal move in {len(replies)} replies (protocol {protocol.name}); "
-                f"last reply {replies[-1][:200]!r}"
+                f"last reply {replies[-1][:200]!r}",
+                unfinished(),
             )
         if fallback and protocol and protocol.exhausted == "conservative":
             action: str | None = conservative_move(legal)
@@ -273,14 +389,14 @@ class LLMPlayer:
             fallback=fallback,
             rethinks=len(replies) - 1,
             verdict=first.verdict if first is not None else "unparsable",
-            latency_s=latency,
-            input_tokens=tokens[0],
-            output_tokens=tokens[1],
-            reasoning_tokens=tokens[2],
-            cached_input_tokens=tokens[3],
-            cost_usd=cost,
-            calls=calls,
-            cached=all_cached,
+            latency_s=usage.latency_s,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            reasoning_tokens=usage.reasoning_tokens,
+            cached_input_tokens=usage.cached_input_tokens,
+            cost_usd=usage.cost_usd,
+            calls=usage.calls,
+            cached=usage.cached,
             reasoning="\n\n".join(reasoning) or None,
             earlier_responses=tuple(replies[:-1]),
         )

@@ -1,19 +1,34 @@
 """Spending limits of a tournament: ``max_usd`` per LLM player and for the whole run.
 
-The spend is the ``cost_usd`` of the recorded matches (those of earlier runs of the same folder
-included), counted per player from the seat columns of the match rows.  Before a match starts,
-``Budget.refusal`` names the first limit it would go past: a player that has spent its
-``max_usd`` starts no new match, and once the run's total reaches the roster's ``max_usd`` no
-match starts at all.  Matches already in flight finish (a limit bounds what is started, so the
-spend may pass it by the matches in flight; ``parallel=1`` keeps that to one match).  The
-players stopped this way are reported as ``stopped: budget`` (and in the folder's
-``budget.json``, ``record_state``) and their matches are neither
-played nor recorded, so the same command with a raised budget plays exactly them: the corpus
-then equals that of a run that never had a budget.
+The spend starts from the ``cost_usd`` of the matches already recorded in the folder (counted
+per player from the seat columns of the match rows) and grows, as the run goes, by every
+reply the LLM players use: a request sent now is settled at its actual cost, a reply read back
+from the response cache at the cost it records.  Limits hold at any concurrency because they
+are kept per request, not per match:
+
+1. before an LLM player sends a request it reserves the request's worst-case cost
+   (``arena.llm.player.LLMPlayer.worst_case_usd``) with ``Budget.reserve``; the request may go
+   when the player's spend plus its reservations, and the run's spend plus every reservation,
+   are below their limits; while they are not but reservations are outstanding, it waits for
+   them to settle (they may cost less than reserved); once the spend alone reaches a limit, it
+   is refused and the player stops (``stopped: budget``);
+2. after the request, ``Budget.settle`` replaces the reservation by the actual cost.
+
+So the spend passes a limit by at most one request's worst-case cost (the last request let
+through while the spend and reservations were still below it), whatever ``--parallel`` is.
+Before a match starts, ``Budget.refusal`` refuses it when a player's spend has reached its
+limit, or the run's its own (matches of built-in agents included).
+
+A player stopped by a budget leaves its match in flight unrecorded (the replies it got are in
+the response cache) and its remaining matches unplayed; it is reported as ``stopped: budget``
+(and in the folder's ``budget.json``, ``record_state``), so the same command with a raised
+budget plays exactly them, reading the replies already paid for from the cache: the corpus then
+equals that of a run that never had a budget.  Budgets are kept in one process (``workers=1``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import defaultdict
 from collections.abc import Iterable
@@ -36,6 +51,11 @@ class Budget:
         }
         self.run_limit = roster.max_usd
         self.spent: dict[str, float] = defaultdict(float)
+        self.reserved: dict[str, float] = defaultdict(float)
+        self.in_flight: dict[str, int] = defaultdict(int)  # reservations not settled yet
+        self.requests = 0  # requests let through by ``reserve``
+        self.worst_request_usd = 0.0  # the largest reservation made
+        self._settled: asyncio.Event | None = None
 
     @property
     def active(self) -> bool:
@@ -55,7 +75,7 @@ class Budget:
             self.record(match)
 
     def refusal(self, players: Iterable[str]) -> dict[str, str]:
-        """{player: message} for the players of a match that may not start (empty: it may)."""
+        """{player: message} for the players whose spend has reached a limit (empty: none)."""
         if self.run_limit is not None and self.total >= self.run_limit:
             return {
                 name: f"player {name!r} stopped: {BUDGET_REASON} (the run has spent "
@@ -72,12 +92,53 @@ class Budget:
                 )
         return out
 
+    def _fits(self, player: str) -> bool:
+        """Whether the spend and the reservations are below both of ``player``'s limits."""
+        limit = self.player_limits.get(player)
+        if limit is not None and self.spent[player] + self.reserved[player] >= limit:
+            return False
+        committed = self.total + sum(self.reserved.values())
+        return self.run_limit is None or committed < self.run_limit
+
+    async def reserve(self, player: str, usd: float) -> str | None:
+        """Reserve ``usd`` for one request of ``player`` (step 1 of the module docstring): None
+        once reserved, or the message stopping the player."""
+        while True:
+            refused = self.refusal([player])
+            if refused:
+                return refused[player]
+            if self._fits(player) or not any(self.in_flight.values()):
+                self.reserved[player] += usd
+                self.in_flight[player] += 1
+                self.requests += 1
+                self.worst_request_usd = max(self.worst_request_usd, usd)
+                return None
+            if self._settled is None:
+                self._settled = asyncio.Event()
+            await self._settled.wait()
+
+    def settle(self, player: str, reserved: float, usd: float) -> None:
+        """Replace a reservation of ``reserved`` by ``usd``, the request's actual cost."""
+        self.in_flight[player] -= 1
+        left = self.reserved[player] - reserved
+        self.reserved[player] = left if self.in_flight[player] > 0 else 0.0
+        self.charge(player, usd)
+
+    def charge(self, player: str, usd: float) -> None:
+        """Count ``usd`` as spent by ``player`` (a settled request, or a reply read back from
+        the response cache, which needs no reservation)."""
+        self.spent[player] += usd
+        if self._settled is not None:
+            self._settled.set()  # wake every waiting request to look again
+            self._settled = None
+
     def as_dict(self) -> dict[str, object]:
         return {
             "spent_usd": {k: round(v, 6) for k, v in sorted(self.spent.items()) if v},
             "total_usd": round(self.total, 6),
             "max_usd": self.run_limit,
             "player_max_usd": dict(sorted(self.player_limits.items())),
+            "worst_request_usd": round(self.worst_request_usd, 6),
         }
 
 

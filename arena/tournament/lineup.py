@@ -10,15 +10,18 @@ group and transport share an HTTP client (``arena.llm.clients``: httpx's own tra
 HTTP/2 and the environment's proxies, for a remote endpoint; the lean HTTP/1.1 transport of
 ``arena.llm.http11`` for a loopback one, or as the roster's ``transport`` says) and a
 ``ProviderGate`` (concurrency, request rate, Retry-After pauses); all share the tournament's
-response cache.  The API key of a player is read from the environment variable its roster entry
-names, and lives only in the memory of the players (its own, and the program players', which
-redact it).
+response cache.  Each LLM player's transport has its own circuit breaker
+(``arena.llm.transport.CircuitBreaker``: ``max_connection_failures`` consecutive connection
+failures make the player unavailable; 0 turns it off).  The API key of a player is read from
+the environment variable its roster entry names, and lives only in the memory of the players
+(its own, and the program players', which redact it).
 """
 
 from __future__ import annotations
 
 import os
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +45,8 @@ class Lineup:
     all_builtin: bool = True
     stopped: dict[str, str] = field(default_factory=dict)
     secrets: tuple[str, ...] = field(default=(), repr=False)  # the players' API keys
+    # matches not played, per player whose stop left them out
+    not_played: Counter[str] = field(default_factory=Counter)
 
     async def aclose(self) -> None:
         for client in self.clients:
@@ -68,12 +73,15 @@ def build_lineup(
     rng: random.Random,
     environ: dict[str, str] | None = None,
     share: int = 1,
+    max_connection_failures: int | None = None,
 ) -> Lineup:
     """Players for every roster entry (must run inside the event loop when LLMs play).
 
     An LLM player whose key variable is unset starts stopped, with a message naming the
     variable (never a value).  ``share``: how many processes split the providers' limits (each
-    gets 1/share of a provider's concurrency and request rate).
+    gets 1/share of a provider's concurrency and request rate).  ``max_connection_failures``:
+    the threshold of each LLM player's circuit breaker (None: the default,
+    ``arena.llm.transport.DEFAULT_MAX_CONNECTION_FAILURES``; 0: no breaker).
     """
     env = dict(os.environ) if environ is None else environ
     fingerprints = {p.name: roster.fingerprint(p.name) for p in roster.players}
@@ -89,8 +97,18 @@ def build_lineup(
         from arena.llm.clients import http_client
         from arena.llm.player import LLMPlayer, Price
         from arena.llm.providers import make_provider
-        from arena.llm.transport import Transport
+        from arena.llm.transport import (
+            DEFAULT_MAX_CONNECTION_FAILURES,
+            CircuitBreaker,
+            Transport,
+        )
         from arena.retry import RetryPolicy
+
+        threshold = (
+            DEFAULT_MAX_CONNECTION_FAILURES
+            if max_connection_failures is None
+            else max_connection_failures
+        )
 
         groups = sorted({p.provider_group for p in api_entries})
         gates = {g: provider_gate(roster, g, share) for g in groups}
@@ -133,6 +151,7 @@ def build_lineup(
             retry,
             random.Random(rng.getrandbits(64)),
             timeout_s=entry.timeout_s,
+            breaker=CircuitBreaker(threshold) if threshold > 0 else None,
         )
         key = env.get(entry.api_key_env) if entry.api_key_env else None
         player = LLMPlayer(

@@ -20,10 +20,26 @@ journal does not already hold and writes ``matches.parquet`` and ``moves.parquet
 5. journal each match as it ends; every ``checkpoint_s`` seconds and at the end, write the
    tables (schedule order, so a resumed run writes exactly what an uninterrupted one does).
 
-Budgets (``max_usd`` per player and for the run, ``arena.tournament.budget``): a match whose
-player has spent its budget, or any match once the run has spent its own, is not started; the
-player is reported in ``stopped`` with a ``stopped: budget`` message, the spend in ``budget``,
-and the same command with a raised budget plays the rest.  Budgets need ``workers=1``.
+Usage: every request an LLM player makes is counted in the move that made it (calls, tokens,
+latency, cost; a reply read back from the response cache counts as the requests that first
+obtained it, so a resumed run records what an uninterrupted one does).  A move that ends its
+match without an action (its retries ran out, or a forfeiting protocol got no legal move) is
+recorded too, as a move row whose ``action`` is empty, and its usage and rethinks are added to
+its seat's columns of the match row (``with_unfinished``); ``n_moves`` and ``moves_<seat>``
+count the moves played.
+
+Budgets (``max_usd`` per player and for the run, ``arena.tournament.budget``): each request
+reserves its worst-case cost before it is sent and settles its actual cost after, so a limit
+is passed by at most one request's worst case at any ``parallel``; a player whose spend reaches
+its limit stops (its match in flight is not recorded), a match whose player has spent its
+budget, or any match once the run has spent its own, is not started; the player is reported in
+``stopped`` with a ``stopped: budget`` message, the spend in ``budget``, and the same command
+with a raised budget plays the rest.  Budgets need ``workers=1``.
+
+Unavailable endpoints: each LLM player's transport has a circuit breaker (``max_connection_
+failures`` consecutive connection failures, default 10): the player stops with a ``stopped:
+unavailable: ...`` message naming the endpoint and the last failure, its remaining matches are
+not attempted, and ``unavailable.json`` in the folder names it until a run plays them.
 
 A match's chance is explicit: cards come from ``play_seed``; each seat's agent and the fallback
 draw from a generator seeded by (play seed, deal, seat).  A player that stops (``PlayerStopped``:
@@ -39,15 +55,18 @@ action forfeits its match (status ``forfeit``, a loss it keeps); a program's tim
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from arena.files import atomic_write_text
 from arena.llm.cache import ResponseCache
+from arena.llm.usage import UNAVAILABLE, MoveForfeited, MoveNotObtained, Unfinished
 from arena.programs.sandbox import admit
 from arena.reference_engines import agent_plays
 from arena.roster import BuiltinEntry, ProgramEntry, Roster
@@ -55,11 +74,11 @@ from arena.secrets import environment_secrets, redacted_rows
 from arena.tournament.budget import Budget, record_state
 from arena.tournament.journal import Corpus, write_table
 from arena.tournament.lineup import Lineup, build_lineup
-from engines.agents.base import PlayerStopped
-from engines.gbg.spec import GameSpec
+from engines.agents.base import BuiltinPlayer, Decision, Player, PlayerStopped
+from engines.gbg.spec import SEATS, GameSpec
 from engines.tournament.episodes import HAND_SCHEMA, EpisodeConfig, episode_schedule, play_episode
-from engines.tournament.match import play_builtin_match, play_match, seat_rng
-from engines.tournament.records import DECIDED_STATUSES, Record
+from engines.tournament.match import move_record, play_builtin_match, play_match, seat_rng
+from engines.tournament.records import DECIDED_STATUSES, FAILED_STATUSES, Record
 from engines.tournament.schedule import Game, ScheduledMatch, block_schedule
 
 # re-exported: callers (the ablations stage) build lineups and play single matches
@@ -113,6 +132,17 @@ class TournamentSummary:
     moves_path: str
     budget: dict[str, object] | None = None
     protocol: str = "arena"
+    not_played_by: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> int:
+        """Matches recorded without a result (``timeout`` or ``error``)."""
+        return sum(self.status_counts.get(s, 0) for s in FAILED_STATUSES)
+
+    @property
+    def unavailable(self) -> dict[str, str]:
+        """The players the circuit breaker stopped, with their messages."""
+        return {k: v for k, v in self.stopped.items() if f"stopped: {UNAVAILABLE}" in v}
 
     @property
     def finished(self) -> bool:
@@ -129,6 +159,9 @@ class TournamentSummary:
             "status_counts": self.status_counts,
             "not_played": self.not_played,
             "stopped": self.stopped,
+            "not_played_by": self.not_played_by,
+            "unavailable": sorted(self.unavailable),
+            "failed": self.failed,
             "not_admitted": self.not_admitted,
             "moves_played": self.moves_played,
             "elapsed_s": round(self.elapsed_s, 3),
@@ -233,8 +266,9 @@ def pending_matches(
 
 
 def player_rates(records: Sequence[tuple[Record, list[Record]]]) -> dict[str, dict[str, float]]:
-    """Per player: moves, fallbacks, rethinks and their rates, and the calls, tokens (input,
-    cached input, output), cost and latency of its moves, over the given matches."""
+    """Per player: moves played, fallbacks, rethinks and their rates, and the calls, tokens
+    (input, cached input, output), cost and latency of its move rows (a move that ended its
+    match without an action included), over the given matches."""
     moves: Counter[str] = Counter()
     fallbacks: Counter[str] = Counter()
     rethinks: Counter[str] = Counter()
@@ -243,7 +277,7 @@ def player_rates(records: Sequence[tuple[Record, list[Record]]]) -> dict[str, di
              "latency_s")  # fmt: skip
     for _, match_moves in records:
         for mv in match_moves:
-            moves[mv["player"]] += 1
+            moves[mv["player"]] += mv.get("action") is not None  # played, not unfinished
             fallbacks[mv["player"]] += int(mv["fallback"])
             rethinks[mv["player"]] += int(mv["rethinks"])
             own = sums.setdefault(mv["player"], Counter())
@@ -271,6 +305,88 @@ class JournalSink(Protocol):
     def append(self, match: Record, moves: list[Record]) -> None: ...
 
 
+class Metered:
+    """A non-built-in player seated for one match: moves pass through to ``player``; a move
+    that ends the match without an action (``MoveNotObtained``, ``MoveForfeited``) is kept in
+    ``unfinished`` (seat, phase, legal menu, what it took) for ``with_unfinished``."""
+
+    def __init__(self, player: Player) -> None:
+        self.player = player
+        self.name = player.name
+        self.model = player.model
+        self.settings = player.settings
+        self.unfinished: tuple[int, str, tuple[str, ...], Unfinished] | None = None
+
+    @property
+    def stopped(self) -> str | None:
+        return self.player.stopped
+
+    @stopped.setter
+    def stopped(self, value: str | None) -> None:
+        self.player.stopped = value
+
+    async def decide(self, state: Any, seat: int, rng: random.Random, call_id: str) -> Decision:
+        try:
+            return await self.player.decide(state, seat, rng, call_id)
+        except (MoveNotObtained, MoveForfeited) as exc:
+            legal = tuple(state.legal_actions())
+            self.unfinished = (seat, str(state.phase_id), legal, exc.unfinished)
+            raise
+
+
+def settings_text(player: Player) -> str:
+    """A player's settings as the move rows record them."""
+    return json.dumps(player.settings, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def with_unfinished(
+    m: ScheduledMatch, row: Record, moves: list[Record], seated: Sequence[Metered | Player]
+) -> tuple[Record, list[Record]]:
+    """The match's rows with the move that ended it without an action, if it made requests:
+    one more move row (``action`` empty, its replies, verdict, calls, tokens, latency and cost)
+    whose usage and rethinks are added to its seat's columns of the match row (``n_moves`` and
+    ``moves_<seat>`` count the moves played)."""
+    for player in seated:
+        if not isinstance(player, Metered) or player.unfinished is None:
+            continue
+        seat, phase, legal, move = player.unfinished
+        used = move.usage
+        if not used.calls and not move.replies:
+            continue  # nothing reached the provider: nothing to count
+        decision = Decision(
+            action="",
+            raw_response=move.replies[-1] if move.replies else None,
+            prompt_sha256=move.prompt_sha256,
+            rethinks=max(move.asks - 1, 0),
+            verdict=move.verdict,
+            latency_s=used.latency_s,
+            input_tokens=used.input_tokens,
+            output_tokens=used.output_tokens,
+            reasoning_tokens=used.reasoning_tokens,
+            cached_input_tokens=used.cached_input_tokens,
+            cost_usd=used.cost_usd,
+            calls=used.calls,
+            cached=used.cached and bool(move.replies or used.calls),
+            reasoning=move.reasoning,
+            earlier_responses=move.replies[:-1],
+        )
+        record = move_record(
+            m, len(moves), seat, player.player, settings_text(player.player), phase, legal,
+            decision,
+        )  # fmt: skip
+        record["action"] = None
+        moves = [*moves, record]
+        row = dict(row)
+        side = SEATS[seat]
+        for column in UNFINISHED_SUMS:
+            row[f"{column}_{side}"] = (row.get(f"{column}_{side}") or 0) + record[column]
+    return row, moves
+
+
+UNFINISHED_SUMS = ("rethinks", "input_tokens", "output_tokens", "reasoning_tokens", "calls",
+                   "cost_usd")  # fmt: skip
+
+
 async def play_all(
     pending: list[ScheduledMatch],
     lineup: Lineup,
@@ -279,45 +395,82 @@ async def play_all(
     on_match: Callable[[Record, list[Record]], None],
     budget: Budget | None = None,
 ) -> int:
-    """Play ``pending`` with up to ``parallel`` matches at once; return how many were skipped.
-    Every row's free text is redacted (``arena.secrets.redacted_rows``) before it is recorded.
-    With a ``budget``, a match it refuses is skipped and its players are stopped."""
+    """Play ``pending`` with up to ``parallel`` matches at once; return how many were skipped
+    (``lineup.not_played`` counts them per stopped player).  A move that ended its match
+    without an action is recorded too (``with_unfinished``), and every row's free text is
+    redacted (``arena.secrets.redacted_rows``) before it is recorded.  With a ``budget``, every
+    LLM player reserves each request against it (``arena.tournament.budget``), and a match it
+    refuses is skipped and its players are stopped."""
     queue = list(reversed(pending))
     secrets = (*lineup.secrets, *environment_secrets())
     skipped = 0
+    if budget is not None:
+        from arena.llm.player import LLMPlayer
+
+        for player in lineup.players.values():
+            if isinstance(player, LLMPlayer):
+                player.budget = budget
+
+    def skip(names: Sequence[str]) -> None:
+        nonlocal skipped
+        skipped += 1
+        lineup.not_played[names[0] if names else "?"] += 1
 
     async def worker() -> None:
-        nonlocal skipped
         while queue:
             m = queue.pop()
             seated = [lineup.players[m.alice], lineup.players[m.bob]]
             if any(p.stopped for p in seated):
-                skipped += 1
+                skip([p.name for p in seated if p.stopped])
                 continue
             refused = budget.refusal(m.players) if budget is not None else {}
             if refused:
                 for name, message in refused.items():
                     lineup.stopped.setdefault(name, message)
-                skipped += 1
+                skip(list(refused))
                 continue
+            metered: list[Metered | Player] = [
+                p if isinstance(p, BuiltinPlayer) else Metered(p) for p in seated
+            ]
             try:
-                row, moves = await play_match(m, lineup.players, lineup.fingerprints)
+                row, moves = await play_match(
+                    m, {m.alice: metered[0], m.bob: metered[1]}, lineup.fingerprints
+                )
             except PlayerStopped as exc:
                 for p in seated:
                     if p.stopped:
                         lineup.stopped[p.name] = p.stopped
                 if not any(p.stopped for p in seated):  # defensive: stop reason unknown
                     lineup.stopped[m.alice] = str(exc)
-                skipped += 1
+                skip([p.name for p in seated if p.stopped] or [m.alice])
                 continue
+            row, moves = with_unfinished(m, row, moves, metered)
             row, moves = redacted_rows(row, moves, secrets)
             corpus.append(row, moves)
-            if budget is not None:
-                budget.record(row)
             on_match(row, moves)
 
     await asyncio.gather(*(worker() for _ in range(max(1, parallel))))
     return skipped
+
+
+UNAVAILABLE_FILE = "unavailable.json"
+
+
+def record_unavailable(folder: Path, stopped: dict[str, str], not_played: Counter[str]) -> None:
+    """``unavailable.json`` in the tournament folder: the players the circuit breaker stopped
+    (``{"unavailable": {player: message}, "not_played": {player: matches}}``); removed after a
+    run in which no player was unavailable, so its presence means those players' matches are
+    still to play (the same command plays them once the endpoint answers)."""
+    path = folder / UNAVAILABLE_FILE
+    found = {k: v for k, v in stopped.items() if f"stopped: {UNAVAILABLE}" in v}
+    if not found:
+        path.unlink(missing_ok=True)
+        return
+    state = {
+        "unavailable": dict(sorted(found.items())),
+        "not_played": {name: not_played.get(name, 0) for name in sorted(found)},
+    }
+    atomic_write_text(path, json.dumps(state, indent=2, sort_keys=True) + "\n")
 
 
 def run_tournament(
@@ -334,12 +487,15 @@ def run_tournament(
     environ: dict[str, str] | None = None,
     seed: int = 0,
     workers: int = 1,
+    max_connection_failures: int | None = None,
 ) -> TournamentSummary:
     """Play (or resume) a tournament into ``folder`` (see the module docstring).
 
     ``workers`` > 1 plays the LLM and program matches in that many processes (each with its own
     event loop, journal and program sandboxes, the providers' limits split between them): one
     event loop saturates a core at a few hundred requests per second.
+    ``max_connection_failures``: consecutive connection failures after which an LLM player is
+    unavailable for the rest of the run (None: the default, 10; 0: never).
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
@@ -352,7 +508,7 @@ def run_tournament(
     with Corpus(folder) as corpus:
         todo = pending_matches(roster, schedule, corpus, retry_failed=retry_failed, seed=seed)
         done, pending, refused, not_admitted = todo.done, todo.playable, todo.refused, todo.refusals
-        budget.record_all(corpus.records[i][0] for i in order if i in corpus.records)
+        budget.record_all(corpus.records[i][0] for i in order if i in done)
         cache = ResponseCache(corpus.cache_path, offline=offline)
         played = 0
         moves_played = 0
@@ -373,6 +529,7 @@ def run_tournament(
 
         stopped: dict[str, str] = {}
         skipped = 0
+        not_played_by: Counter[str] = Counter()
         try:
             lineup_rng = random.Random(seed)
             if all(isinstance(p, BuiltinEntry) for p in roster.players):
@@ -400,14 +557,17 @@ def run_tournament(
 
                 skipped, stopped, extra_hits, extra_misses = play_sharded(
                     roster, games, runs, corpus, pending, workers, parallel, offline,
-                    environ, seed, on_progress,
+                    environ, seed, on_progress, max_connection_failures, not_played_by,
                 )  # fmt: skip
                 cache.hits += extra_hits
                 cache.misses += extra_misses
             else:
 
                 async def main() -> tuple[int, dict[str, str]]:
-                    lineup = build_lineup(roster, cache, lineup_rng, environ)
+                    lineup = build_lineup(
+                        roster, cache, lineup_rng, environ,
+                        max_connection_failures=max_connection_failures,
+                    )  # fmt: skip
                     for player in lineup.players.values():
                         if player.stopped:
                             lineup.stopped[player.name] = player.stopped
@@ -422,6 +582,7 @@ def run_tournament(
                         )
                     finally:
                         await lineup.aclose()
+                        not_played_by.update(lineup.not_played)
                     return count, lineup.stopped
 
                 skipped, stopped = asyncio.run(main())
@@ -429,8 +590,8 @@ def run_tournament(
             corpus.write_tables(order)
             hits, misses = cache.hits, cache.misses
             cache.close()
-        if budget.active:
-            record_state(folder, budget, stopped)
+        record_state(folder, budget, stopped)  # (removes a stale one when nothing is stopped)
+        record_unavailable(folder, stopped, not_played_by)
         in_schedule = [corpus.records[i] for i in order if i in corpus.records]
     statuses = Counter(str(match["status"]) for match, _ in in_schedule)
     return TournamentSummary(
@@ -441,6 +602,7 @@ def run_tournament(
         status_counts=dict(sorted(statuses.items())),
         not_played=skipped + refused,
         stopped=stopped,
+        not_played_by=dict(sorted(not_played_by.items())),
         not_admitted=not_admitted,
         moves_played=moves_played,
         elapsed_s=time.perf_counter() - started,

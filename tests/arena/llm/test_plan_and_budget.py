@@ -1,6 +1,7 @@
 """``tournament plan`` against the counts of a real (scripted) tournament, and budgets: a stop at
-``max_usd``, recorded as ``stopped: budget``, and a resume that ends with the corpus of a run that
-never had a budget."""
+``max_usd``, recorded as ``stopped: budget``, that holds at any ``parallel`` (the spend passes a
+limit by at most one request's worst-case cost, by the server's own account), and a resume that
+ends with the corpus of a run that never had a budget."""
 
 from __future__ import annotations
 
@@ -169,3 +170,71 @@ def test_the_runs_budget_stops_every_match(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="workers=1"):
         run_tournament(two_models("http://127.0.0.1:9/v1", max_usd=1.0), games, 2,
                        tmp_path / "w", workers=2)  # fmt: skip
+
+
+PRICE = {"input_per_mtok": 1.0, "output_per_mtok": 4.0}
+MAX_TOKENS = 16
+
+
+def priced_pair(url: str, llm: dict[str, Any] | None = None, **extra: Any) -> Roster:
+    """A bot and two priced LLM players that cap their replies at ``MAX_TOKENS``."""
+    players = [
+        {"name": "random", "kind": "builtin", "agent": "random"},
+        *(
+            {"name": name, "kind": "openai", "model": model, "base_url": url, "price": PRICE,
+             "settings": {"max_tokens": MAX_TOKENS}, **(llm or {} if name == "llm" else {})}
+            for name, model in (("llm", "m"), ("llm2", "m2"))
+        ),
+    ]  # fmt: skip
+    return parse_roster({"players": players, "protocol": "paper", **extra})
+
+
+def test_budgets_hold_at_parallel_64_and_a_resume_equals_an_unbudgeted_run(
+    tmp_path: Path,
+) -> None:
+    games = resolve_games(["kuhn", "leduc", "4"])
+    # the server's own account of every reply: (model, request bytes, cost)
+    account: list[tuple[str, int, float]] = []
+
+    def metered(request: Request) -> Answer:
+        answer = tokenizing(request)
+        usage = json.loads(answer.body)["usage"]
+        cost = (usage["prompt_tokens"] * PRICE["input_per_mtok"]
+                + usage["completion_tokens"] * PRICE["output_per_mtok"]) / 1e6  # fmt: skip
+        account.append((request.body["model"], int(request.headers["content-length"]), cost))
+        return answer
+
+    def spent(since: int, model: str | None = None) -> float:
+        return sum(c for m, _, c in account[since:] if model in (None, m))
+
+    with ScriptedServer(metered, delay_s=0.005) as server:
+        free = run_tournament(priced_pair(server.url), games, 8, tmp_path / "free", parallel=64)
+        total, by_llm = spent(0), spent(0, "m")
+        start = len(account)
+        run_max, llm_max = total / 3, by_llm / 4
+        limited = priced_pair(server.url, llm={"max_usd": llm_max}, max_usd=run_max)
+        stopped = run_tournament(limited, games, 8, tmp_path / "b", parallel=64)
+        # the worst case of a request: every byte an input token, plus the reply's cap
+        worst = max(
+            (size * PRICE["input_per_mtok"] + MAX_TOKENS * PRICE["output_per_mtok"]) / 1e6
+            for _, size, _ in account[start:]
+        )
+        assert all(cost <= worst for _, _, cost in account[start:])
+        run_spend, llm_spend = spent(start), spent(start, "m")
+        resumed = run_tournament(priced_pair(server.url), games, 8, tmp_path / "b", parallel=64)
+    assert free.finished and not stopped.finished
+    assert {"llm", "llm2"} <= set(stopped.stopped)
+    assert all("stopped: budget" in message for message in stopped.stopped.values())
+    # held: by the server's count, no limit is passed by more than one request's worst case
+    assert run_max <= run_spend <= run_max + worst
+    assert llm_spend <= llm_max + worst
+    assert stopped.budget is not None
+    assert stopped.budget["total_usd"] == pytest.approx(run_spend, abs=1e-6)
+    # resumed without a budget: the corpus of the run that never had one, usage included
+    assert resumed.finished
+    assert not (tmp_path / "b" / "budget.json").exists()
+    for table in (MATCHES, MOVES):
+        pd.testing.assert_frame_equal(
+            stable(tmp_path / "b" / table).drop(columns=["cached"], errors="ignore"),
+            stable(tmp_path / "free" / table).drop(columns=["cached"], errors="ignore"),
+        )

@@ -1,11 +1,15 @@
 """Killed at any moment and started again, a tournament ends with exactly the corpus an
-uninterrupted run writes: no lost match, no duplicated match (issue 5, "Done when")."""
+uninterrupted run writes: no lost match, no duplicated match (issue 5, "Done when"); with LLM
+players, the same usage too: calls, tokens and cost (issue 41)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -19,6 +23,7 @@ from arena.roster import Roster, parse_roster
 from arena.tournament.journal import JOURNAL, MATCHES, MOVES, Corpus
 from arena.tournament.runner import run_tournament
 from engines.tournament.records import WALL_CLOCK_COLUMNS
+from tests.doubles.scripted_server import Answer, Request, ScriptedServer, completion, legal_menu
 
 GENSTRAT = str(Path(sys.executable).with_name("genstrat"))
 # three generated games (the first seeds the default generator configuration accepts)
@@ -33,9 +38,9 @@ players:
 """
 
 
-def command(roster: Path, out: Path) -> list[str]:
+def command(roster: Path, out: Path, *extra: str) -> list[str]:
     return [GENSTRAT, "tournament", "run", "--roster", str(roster), "--games", GAMES,
-            "--runs", str(RUNS), "--out", str(out), "--json", "--quiet"]  # fmt: skip
+            "--runs", str(RUNS), "--out", str(out), "--json", "--quiet", *extra]  # fmt: skip
 
 
 def journal_lines(out: Path) -> int:
@@ -43,9 +48,9 @@ def journal_lines(out: Path) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
-def run_and_kill_after(roster: Path, out: Path, lines: int) -> bool:
+def run_and_kill_after(roster: Path, out: Path, lines: int, *extra: str) -> bool:
     """Start the command, SIGKILL it once the journal has ``lines`` lines; False if it ended."""
-    process = subprocess.Popen(command(roster, out), stdout=subprocess.DEVNULL,
+    process = subprocess.Popen(command(roster, out, *extra), stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)  # fmt: skip
     deadline = time.monotonic() + 300
     try:
@@ -149,3 +154,68 @@ def test_a_changed_setting_plays_new_matches_and_leaves_old_ones_out(tmp_path: P
     new = set(pd.read_parquet(tmp_path / MATCHES)["match_id"])
     assert len(new) == 4 and new.isdisjoint(old)  # the table holds the current roster's only
     assert journal_lines(tmp_path) == 8  # the old matches stay in the journal
+
+
+def hashed_answer(request: Request) -> Answer:
+    """A model whose answers and token counts depend only on the conversation."""
+    text = json.dumps(request.body["messages"], sort_keys=True)
+    pick = random.Random(hashlib.sha256(text.encode()).digest())
+    return completion(
+        json.dumps({"action": pick.choice(legal_menu(request))}),
+        prompt_tokens=len(text) // 4,
+        completion_tokens=pick.randrange(5, 40),
+    )
+
+
+def cached_replies(out: Path) -> int:
+    with sqlite3.connect(out / "cache.sqlite") as db:
+        return int(db.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
+
+
+def journaled_calls(out: Path) -> int:
+    lines = (out / JOURNAL).read_text().splitlines()
+    return sum(int(mv["calls"]) for line in lines for mv in json.loads(line)["moves"])
+
+
+@pytest.mark.slow
+def test_a_killed_llm_tournament_resumes_with_the_usage_of_an_uninterrupted_one(
+    tmp_path: Path,
+) -> None:
+    whole, resumed = tmp_path / "whole", tmp_path / "resumed"
+    with ScriptedServer(hashed_answer, delay_s=0.01) as server:
+        roster = tmp_path / "roster.yaml"
+        price = "price: {input_per_mtok: 1.5, output_per_mtok: 6}"
+        roster.write_text(
+            "players:\n"
+            "  - {name: bot, kind: builtin, agent: random}\n"
+            f"  - {{name: a, kind: openai, model: a, base_url: '{server.url}', {price}}}\n"
+            f"  - {{name: b, kind: openai, model: b, base_url: '{server.url}', {price}}}\n"
+        )
+        extra = ("--parallel", "8")
+        done = subprocess.run(command(roster, whole, *extra), capture_output=True, text=True,
+                              timeout=600)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        scheduled = json.loads(done.stdout)["scheduled"]
+        requests = len(server.requests)
+        # kill it while matches are in flight: some of their replies are cached, not journaled
+        lines = 20
+        while True:
+            assert run_and_kill_after(roster, resumed, lines, *extra), "finished before a kill"
+            if cached_replies(resumed) > journaled_calls(resumed):
+                break
+            lines = journal_lines(resumed) + 10
+            assert lines < scheduled, "no kill landed in the middle of a match"
+        final = subprocess.run(command(roster, resumed, *extra), capture_output=True, text=True,
+                               timeout=600)  # fmt: skip
+    assert final.returncode == 0, final.stderr
+    assert json.loads(final.stdout)["resumed"] > 0
+    usage = ["calls", "input_tokens", "output_tokens", "cost_usd"]
+    left, right = (pd.read_parquet(out / MATCHES) for out in (whole, resumed))
+    for column in usage:
+        for seat in ("alice", "bob"):
+            assert left[f"{column}_{seat}"].tolist() == right[f"{column}_{seat}"].tolist()
+    assert left[["calls_alice", "calls_bob"]].to_numpy().sum() == requests
+    pd.testing.assert_frame_equal(stable(left), stable(right))
+    moves = [pd.read_parquet(out / MOVES).drop(columns=["latency_s", "cached"])
+             for out in (whole, resumed)]  # fmt: skip
+    pd.testing.assert_frame_equal(moves[0], moves[1])
