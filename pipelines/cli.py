@@ -33,8 +33,12 @@ class UserError(Exception):
 
 EXIT_CODES = """exit status:
   0    success
-  1    a refusal or a failed check (a tampered release, a rejected program)
+  1    a refusal or a failed check (a tampered release, a rejected program): running the
+       same command again cannot help
   2    a usage or input error (a bad option, seed, file or roster)
+  75   incomplete, and running again can finish it (tournament run: a stopped player, an
+       unavailable endpoint, a spent budget, matches recorded as timeout or error; see
+       genstrat tournament run --help)
   130  interrupted
 Every error is one line on stderr."""
 

@@ -23,10 +23,23 @@ Strategy programs in the roster (``kind: program``) take the admission test on e
 a program refused on a game does not play there, and the summary names program, game and
 reason.
 
+An LLM player whose endpoint fails ``--max-connection-failures`` times in a row (connection
+refused, reset or timed out; default 10, 0: never) is unavailable for the rest of the run: its
+remaining matches are not attempted (the folder's ``unavailable.json`` names it), and the same
+command plays them once the endpoint answers.
+
 Progress (matches done of scheduled, rate, ETA) goes to stderr; the summary to stdout (JSON with
-``--json``).  Exit status 0 when every scheduled match is recorded, 1 when a player was stopped
-or a program was not admitted and some matches were not played (the message or the summary
-names the player, the game and why), 2 for bad input.
+``--json``); each stopped player, and what is left to do, is one line on stderr.  Exit status
+(``RUN_EXIT_CODES``):
+
+- 0: every scheduled match is recorded with a result;
+- 75: incomplete, and running again can finish it: a player was stopped (an unset key, a
+  rejected request, a spent budget, an unavailable endpoint) so some matches were not played
+  (the same command plays them once the cause is fixed), or some matches were recorded as
+  ``timeout`` or ``error`` (``--retry-failed`` plays them again);
+- 1: incomplete, and running the same command again cannot help: a strategy program was
+  refused admission on a game (fix the program; the summary names program, game and reason);
+- 2: bad input (a usage error, a bad roster, game or option).
 """
 
 from __future__ import annotations
@@ -35,9 +48,27 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipelines.commands import count
+
+if TYPE_CHECKING:
+    from arena.tournament.runner import TournamentSummary
+
+# The exit status of a run that stopped short but that running again can finish (sysexits.h's
+# EX_TEMPFAIL, "temporary failure, the user is invited to retry").
+EXIT_RERUN = 75
+RUN_EXIT_CODES = f"""exit status:
+  0    every scheduled match is recorded with a result
+  1    incomplete, and the same command cannot finish it: a strategy program was refused
+       admission on a game (fix the program)
+  2    a usage or input error (a bad option, roster or game)
+  {EXIT_RERUN}   incomplete, and running again can finish it: a player was stopped (unset key,
+       rejected request, spent budget, unavailable endpoint: the same command plays its
+       matches once the cause is fixed) or matches were recorded as timeout or error
+       (--retry-failed plays them again)
+  130  interrupted (the same command resumes)
+Each stopped player, and what is left to do, is one line on stderr."""
 
 # Runs per matchup a tournament accepts (the paper plays at most 20): a larger number is a typo,
 # and would hold a schedule of billions of matches in memory.
@@ -47,7 +78,12 @@ MAX_RUNS = 10_000
 def register(subparsers: Any) -> None:
     tournament = subparsers.add_parser("tournament", help="play paired-deal tournaments")
     sub = tournament.add_subparsers(dest="tournament_command", metavar="SUBCOMMAND", required=True)
-    run = sub.add_parser("run", help="play (or resume) a tournament into a folder")
+    run = sub.add_parser(
+        "run",
+        help="play (or resume) a tournament into a folder",
+        epilog=RUN_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     run.add_argument("--roster", required=True, metavar="FILE", help="roster YAML file")
     run.add_argument(
         "--games",
@@ -72,6 +108,14 @@ def register(subparsers: Any) -> None:
         default=1,
         metavar="W",
         help="processes playing LLM matches",
+    )
+    run.add_argument(
+        "--max-connection-failures",
+        type=count(0, 1_000_000),
+        default=None,
+        metavar="N",
+        help="consecutive connection failures after which an LLM player is unavailable for "
+        "the rest of the run (default 10; 0: never)",
     )
     run.add_argument("--retry-failed", action="store_true", help="replay timeouts and errors")
     run.add_argument("--offline", action="store_true", help="answer only from the cache")
@@ -180,6 +224,7 @@ def run_command(args: argparse.Namespace) -> int:
             workers=args.workers,
             retry_failed=args.retry_failed,
             offline=args.offline,
+            max_connection_failures=args.max_connection_failures,
             progress=lambda p: reporter.set(
                 p.done, p.total, already=p.done - p.played, moves=p.moves
             ),
@@ -210,12 +255,44 @@ def run_command(args: argparse.Namespace) -> int:
             for game, reason in refusals.items():
                 print(f"  not admitted: program {name!r} on game {game}: {reason}")
         print(f"  matches: {report['matches']}\n  moves:   {report['moves']}")
-    for message in summary.stopped.values():
-        print(f"genstrat: {message}", file=sys.stderr)
-    if summary.not_played:
+    return run_outcome(summary)
+
+
+def run_outcome(summary: TournamentSummary) -> int:
+    """One line on stderr per stopped player and per thing left to do; the exit status
+    (``RUN_EXIT_CODES``)."""
+    from arena.tournament.budget import BUDGET_REASON
+
+    for name, message in summary.stopped.items():
+        if f"stopped: {BUDGET_REASON}" in message:
+            then = "run the same command with a raised max_usd to play them"
+        elif name in summary.unavailable:
+            then = "run the same command again once the endpoint answers"
+        else:
+            then = "run the same command again once the cause is fixed"
+        left = summary.not_played_by.get(name, 0)
         print(
-            f"genstrat: {summary.not_played} matches not played; run the same command again "
-            "once the cause is fixed",
+            f"genstrat: {message}; {left} matches not played: {then}"
+            if left
+            else f"genstrat: {message}",
             file=sys.stderr,
         )
+    refused = sum(len(games) for games in summary.not_admitted.values())  # (program, game)
+    rerun = any(summary.not_played_by.values()) or summary.failed > 0
+    if summary.failed:
+        print(
+            f"genstrat: {summary.failed} matches recorded as timeout or error; run the same "
+            "command with --retry-failed to play them again",
+            file=sys.stderr,
+        )
+    if refused:
+        unplayed = summary.not_played - sum(summary.not_played_by.values())
+        print(
+            f"genstrat: {unplayed} matches not played: {refused} program(s) refused admission "
+            "on a game (see 'not admitted'); running the same command again cannot play them, "
+            "only a fixed program can",
+            file=sys.stderr,
+        )
+    if rerun:
+        return EXIT_RERUN
     return 0 if summary.finished else 1

@@ -1,15 +1,25 @@
 """A loopback TCP server in a thread of its own, for the test doubles (the scripted provider
 server, the HTTP proxy): a subclass answers each connection in ``handle``; ``start`` returns once
 it listens on a free port of 127.0.0.1; ``stop`` (or leaving the ``with`` block) closes the
-listener, cancels the open connections' handlers and joins the thread."""
+listener, cancels the open connections' handlers and joins the thread.  ``unused_port`` gives a
+port where nothing listens (a dead endpoint)."""
 
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 from typing import Self
 
 HOST = "127.0.0.1"
+
+
+def unused_port() -> int:
+    """A port of 127.0.0.1 with nothing listening on it (a dead endpoint: connections are
+    refused), chosen by binding a socket and closing it."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
 
 
 class LoopbackServer:

@@ -12,6 +12,8 @@ import pytest
 
 from engines.tournament.records import MATCH_SCHEMA, MOVE_SCHEMA
 from pipelines.cli import main
+from tests.doubles.loopback import unused_port
+from tests.doubles.scripted_server import Answer, ScriptedServer
 from tests.support import REPO_ROOT
 
 GENSTRAT = str(Path(sys.executable).with_name("genstrat"))
@@ -92,7 +94,7 @@ def _one_run_on_kuhn(roster: Path, out: Path) -> int:
     )  # fmt: skip
 
 
-def test_a_stopped_player_exits_1_naming_it(
+def test_a_stopped_player_exits_75_naming_it_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("GENSTRAT_UNSET_KEY", raising=False)
@@ -103,12 +105,57 @@ def test_a_stopped_player_exits_1_naming_it(
     )
     code = _one_run_on_kuhn(roster, tmp_path / "out")
     captured = capsys.readouterr()
-    assert code == 1
-    assert (
-        "player 'llm' stopped: environment variable GENSTRAT_UNSET_KEY is not set" in captured.err
+    assert code == 75  # incomplete, and running again (with the key set) finishes it
+    assert captured.err == (
+        "genstrat: player 'llm' stopped: environment variable GENSTRAT_UNSET_KEY is not set "
+        "(it should hold the API key); 4 matches not played: run the same command again once "
+        "the cause is fixed\n"
     )
-    assert "4 matches not played" in captured.err
     assert "2/6 matches recorded" in captured.out
+
+
+def test_a_dead_endpoint_ends_the_run_with_one_line_and_exit_75(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"http://127.0.0.1:{unused_port()}/v1"  # nothing listens: connections are refused
+    roster = tmp_path / "roster.yaml"
+    roster.write_text(BOTS + f"  - {{name: llm, kind: openai, model: m, base_url: '{url}'}}\n")
+    code = main(
+        ["tournament", "run", "--roster", str(roster), "--games", "kuhn", "--runs", "250",
+         "--out", str(tmp_path / "out"), "--quiet"]
+    )  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 75
+    assert captured.err.count("\n") == 1  # one line: the player, the cause, what to do
+    line = captured.err
+    assert line.startswith(
+        f"genstrat: player 'llm' stopped: unavailable: 10 consecutive connection failures at "
+        f"{url}/chat/completions (the last: connection failed (ConnectError: cannot connect"
+    )
+    assert line.endswith(
+        "; 1000 matches not played: run the same command again once the endpoint answers\n"
+    )
+    assert "500/1500 matches recorded (500 complete)" in captured.out  # the bots played
+
+
+def test_matches_recorded_as_errors_exit_75_naming_retry_failed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ScriptedServer(lambda request: Answer(500, b'{"error": "down"}')) as server:
+        roster = tmp_path / "roster.yaml"
+        roster.write_text(
+            "players:\n  - {name: a, kind: builtin, agent: random}\n"
+            f"  - {{name: llm, kind: openai, model: m, base_url: '{server.url}'}}\n"
+            f"providers:\n  'openai@{server.url}': {{backoff_base_s: 0.01, max_retries: 1}}\n"
+        )
+        code = _one_run_on_kuhn(roster, tmp_path / "out")
+    captured = capsys.readouterr()
+    assert "2/2 matches recorded (2 error)" in captured.out
+    assert code == 75  # every match is recorded, but none has a result: not a success
+    assert captured.err == (
+        "genstrat: 2 matches recorded as timeout or error; run the same command with "
+        "--retry-failed to play them again\n"
+    )
 
 
 def test_a_program_refused_on_a_game_exits_1_and_the_summary_names_it(
@@ -126,9 +173,25 @@ def test_a_program_refused_on_a_game_exits_1_and_the_summary_names_it(
     )
     code = _one_run_on_kuhn(roster, tmp_path / "out")
     captured = capsys.readouterr()
-    assert code == 1
+    assert code == 1  # running the same command again cannot play them
     assert "6/12 matches recorded (6 complete)" in captured.out
     assert "not admitted: program 'broken' on game kuhn: does not load: does not compile" in (
         captured.out
     )
-    assert "6 matches not played" in captured.err
+    assert captured.err == (
+        "genstrat: 6 matches not played: 1 program(s) refused admission on a game (see 'not "
+        "admitted'); running the same command again cannot play them, only a fixed program "
+        "can\n"
+    )
+
+
+def test_the_exit_codes_are_documented_in_the_help() -> None:
+    for args in (["--help"], ["tournament", "run", "--help"]):
+        done = genstrat(*args)
+        assert done.returncode == 0
+        codes = done.stdout[done.stdout.index("exit status:") :]
+        for code in ("0 ", "1 ", "2 ", "75 ", "130 "):
+            assert f"\n  {code}" in codes, (args, code)
+    run_help = genstrat("tournament", "run", "--help").stdout
+    assert "running again can finish it" in run_help and "cannot finish it" in run_help
+    assert "--max-connection-failures" in run_help
