@@ -2,39 +2,43 @@
 
 It imports only the standard library (the sandbox shows nothing else: no project code, no
 third-party package) and runs as ``python -s -S -P -B /sandbox/child.py REQUEST_FD REPLY_FD
-LIMITS``, with the program at ``/sandbox/program.py`` and a private tmpfs at ``/scratch`` as its
-working folder.  The operating system does the containing (namespaces, read-only mounts, a
-system-call filter: see ``arena.programs.sandbox``); this script adds what only the process
-itself can do, before any of the program's code runs:
+FILTER_FD LIMITS``, with the program at ``/sandbox/program.py`` and a private tmpfs at
+``/scratch`` as its working folder.  The operating system does the containing (namespaces,
+read-only mounts, no ``/proc``, system-call filters, resource limits: see
+``arena.programs.sandbox``); this script is the sandbox's first process (PID 1 of its PID
+namespace) and runs none of the program's code itself:
 
-1. resource limits: CPU seconds, address space, processes (this one only: no new process or
-   thread, where the host user is not root; the seccomp filter refuses them in any case), file
-   size, open files, no core dumps;
-2. the program's prints go to a counting sink, and file descriptors 0, 1 and 2 to /dev/null, so
-   nothing the program writes there reaches the host;
-3. an audit hook (PEP 578), a second layer behind the OS: it refuses sockets, new processes,
-   signals, native code (ctypes), new code objects, introspection of the garbage collector, and
-   writing, renaming, linking, removing or changing files outside ``/scratch``.  Its state is
-   two frozensets and a string held in a closure: nothing the program can clear, and the hook
-   function itself is referenced only by the interpreter (the collector's ``get_objects`` and
-   ``get_referrers`` that could find it are refused);
-4. the clock functions are replaced by ones that raise;
-5. this script leaves ``sys.modules`` (``__main__`` becomes an empty module), and each move runs
-   the program's code in a fresh namespace dict, so no state survives from one move to the next
-   except files in the scratch folder.
+1. it sets the resource limits (CPU seconds, address space, processes, file size, open files,
+   no core dumps) and compiles the program, then answers ``{"ready": true}``;
+2. for each move it forks a fresh process from itself, which has never run the program, so
+   every move starts from the same clean state: nothing a move changes (module attributes, the
+   audit hook's view, signal handlers, timers, open files) reaches the next move, and
+   ``/scratch`` is emptied after each move.  The move's process installs a second system-call
+   filter (``FILTER_FD``: no fork, no exec, nothing the first process alone needs), points
+   descriptors 0, 1 and 2 and the program's prints at nothing, installs the audit hook and
+   removes the clocks, then runs the program's ``act`` once and writes its answer to a pipe
+   of its own; this process reads at most one line of it, kills the move's process and waits
+   for it (so no CPU is spent outside a move, and all of it is counted in the move's), and
+   passes the line on;
+3. the audit hook (PEP 578) is a convenience, not a boundary: it turns the most common
+   mistakes (a socket, a process, ctypes, writing outside ``/scratch``, a clock) into a
+   readable reason, but native code or a bug in the hook gets past it, and then the OS layer
+   is what holds.
 
 Protocol (never the program's stdout): the first line on REPLY_FD is ``{"ready": true}`` or
 ``{"error": "does not compile: ..."}``; then for each line on REQUEST_FD, ``{"id": ...,
 "observation": ..., "legal": [...], "seed": int}``, one line on REPLY_FD: ``{"id": <the same>,
-"action": ...}`` or ``{"id": <the same>, "error": "..."}``.  The host accepts a reply only for
-the id it asked (an unpredictable id per request), so a line the program writes to the reply
-descriptor cannot answer a later move.
+"action": ...}`` or ``{"id": <the same>, "error": "..."}`` (the first line of the move's
+process, however forged: the host accepts a reply only for the id it asked, an unpredictable
+id per request; at most ``MAX_REPLY_BYTES`` + 1 bytes of it when it has no end).
 """
 
+import contextlib
 import json
 import os
 import random
 import resource
+import signal
 import sys
 import time
 import types
@@ -42,6 +46,7 @@ import types
 PROGRAM = "/sandbox/program.py"
 SCRATCH = "/scratch"
 ERROR_CHARS = 16_000  # the host redacts, then keeps far less
+MAX_REPLY_BYTES = 64 * 1024  # as the host's bound: one byte more tells it the line is longer
 
 # Events refused whatever their arguments.
 REFUSED = (
@@ -83,20 +88,69 @@ PATH_EVENTS = (
     "os.setxattr",
     "os.removexattr",
 )
+CLOCKS = (
+    "time",
+    "time_ns",
+    "monotonic",
+    "monotonic_ns",
+    "perf_counter",
+    "perf_counter_ns",
+    "process_time",
+    "process_time_ns",
+    "thread_time",
+    "thread_time_ns",
+    "clock_gettime",
+    "clock_gettime_ns",
+    "sleep",
+)
 
 
-def apply_limits(limits: dict) -> None:  # type: ignore[type-arg]
-    """Resource limits of this process (hard = soft, so the program cannot raise them)."""
+def apply_limits(limits: dict, processes: int = 1) -> None:  # type: ignore[type-arg]
+    """Resource limits of this process and those it forks (hard = soft, so the program cannot
+    raise them).  ``processes``: 2 for the first process (itself and one move's process at a
+    time), 1 for a move's (no fork; where the host user is root the kernel does not count,
+    and the move's system-call filter is what refuses)."""
     mib = 1024 * 1024
     for name, value in (
         ("RLIMIT_CPU", int(limits["cpu_seconds"])),
         ("RLIMIT_AS", int(limits["memory_mb"]) * mib),
         ("RLIMIT_FSIZE", int(limits["file_mb"]) * mib),
         ("RLIMIT_NOFILE", int(limits["open_files"])),
-        ("RLIMIT_NPROC", 1),  # this process only: no fork, no thread
+        ("RLIMIT_NPROC", processes),
         ("RLIMIT_CORE", 0),
     ):
         resource.setrlimit(getattr(resource, name), (value, value))
+
+
+def filter_installer(program: bytes):  # type: ignore[no-untyped-def]
+    """A function that installs the seccomp ``program`` (classic BPF) on the process calling
+    it, prepared here so that a move's process needs no import to call it.  ctypes is used
+    by this trusted code only: it leaves ``sys.modules`` again, and the audit hook refuses it
+    to the program."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    prctl = libc.prctl
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    prctl.restype = ctypes.c_int
+    code = ctypes.create_string_buffer(program, len(program))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(program) // 8, ctypes.addressof(code))
+    address = ctypes.addressof(fprog)
+    for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
+        del sys.modules[name]
+
+    def install() -> None:
+        # PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with SECCOMP_MODE_FILTER
+        if prctl(38, 1, 0, 0, 0) != 0 or prctl(22, 2, address, 0, 0) != 0:
+            error = ctypes.get_errno()
+            raise OSError(error, f"the move's system-call filter was refused: {os.strerror(error)}")
+
+    install.keep = (code, fprog)  # type: ignore[attr-defined]  # alive as long as install
+    return install
 
 
 def _install_hook(scratch: str) -> None:
@@ -142,17 +196,7 @@ def _no_clocks() -> None:
     def no_clock(*_: object) -> float:
         raise PermissionError("sandbox: clocks are not available to strategy programs")
 
-    for name in (
-        "time",
-        "time_ns",
-        "monotonic",
-        "monotonic_ns",
-        "perf_counter",
-        "perf_counter_ns",
-        "process_time",
-        "process_time_ns",
-        "sleep",
-    ):
+    for name in CLOCKS:
         setattr(time, name, no_clock)
 
 
@@ -178,40 +222,20 @@ def _describe(exc: BaseException) -> str:
     return text[:ERROR_CHARS]
 
 
-def main() -> None:
-    request_fd, reply_fd = int(sys.argv[1]), int(sys.argv[2])
-    apply_limits(json.loads(sys.argv[3]))
-    write, dumps, loads = os.write, json.dumps, json.loads
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data) :]
 
-    def send(text: str) -> None:
-        data = (text + "\n").encode("utf-8")
-        while data:
-            data = data[write(reply_fd, data) :]
 
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
-    os.close(devnull)
-    sink = _BoundedSink()
-    sys.stdout = sys.stderr = sink
-    requests = os.fdopen(request_fd, "rb")
+def _move(request: dict, code: types.CodeType, reply_fd: int, confine) -> None:  # type: ignore[type-arg, no-untyped-def]
+    """A move's process: confine itself, run ``act`` once, write one line, end."""
+    status = 0
     try:
-        with open(PROGRAM, encoding="utf-8") as handle:
-            source = handle.read()
-        code = compile(source, "program.py", "exec")
-    except SyntaxError as exc:
-        send(dumps({"error": f"does not compile: {exc.msg} (line {exc.lineno})"}))
-        return
-    except (OSError, ValueError) as exc:  # unreadable, not UTF-8, null bytes
-        send(dumps({"error": f"does not compile: {_describe(exc)}"}))
-        return
-    os.chdir(SCRATCH)
-    _install_hook(SCRATCH)
-    _no_clocks()
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    send(dumps({"ready": True}))
-    for line in requests:
-        request = loads(line)
+        resource.setrlimit(resource.RLIMIT_NPROC, (1, 1))
+        confine()
+        _install_hook(SCRATCH)
+        _no_clocks()
+        sys.modules["__main__"] = types.ModuleType("__main__")
         ident = request["id"]
         try:
             namespace: dict[str, object] = {"__name__": "strategy_program"}
@@ -221,10 +245,105 @@ def main() -> None:
                 raise TypeError("the program defines no act(observation, legal_actions, rng)")
             rng = random.Random(request["seed"])
             action = act(request["observation"], list(request["legal"]), rng)
-            text = dumps({"id": ident, "action": action})  # not serialisable: an error
+            text = json.dumps({"id": ident, "action": action})  # not serialisable: an error
         except BaseException as exc:  # the program's failure is reported, not raised
-            text = dumps({"id": ident, "error": _describe(exc)})
-        send(text)
+            text = json.dumps({"id": ident, "error": _describe(exc)})
+        _write_all(reply_fd, (text + "\n").encode("utf-8"))
+    except BaseException:
+        status = 1
+    finally:
+        os._exit(status)
+
+
+def _answer(fd: int) -> bytes:
+    """The first line a move's process wrote on ``fd`` (with its end), or what it wrote
+    before ending without one (at most ``MAX_REPLY_BYTES`` + 1 bytes)."""
+    data = b""
+    while b"\n" not in data and len(data) <= MAX_REPLY_BYTES:
+        chunk = os.read(fd, MAX_REPLY_BYTES + 1 - len(data))
+        if not chunk:
+            break
+        data += chunk
+    end = data.find(b"\n")
+    return data[: end + 1] if end >= 0 else data
+
+
+def _ended(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            return f"killed by {signal.Signals(number).name}"
+        except ValueError:
+            return f"killed by signal {number}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+def _empty(folder: str) -> None:
+    """Remove everything in ``folder`` (without recursion: a move may nest folders deeply,
+    and take away their permissions)."""
+    stack, folders = [folder], []
+    while stack:
+        current = stack.pop()
+        with contextlib.suppress(OSError):  # the tmpfs's root is not this process's
+            os.chmod(current, 0o700)
+        for entry in os.scandir(current):
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+                folders.append(entry.path)
+            else:
+                os.unlink(entry.path)
+    for path in reversed(folders):
+        os.rmdir(path)
+
+
+def main() -> None:
+    request_fd, reply_fd, filter_fd = (int(arg) for arg in sys.argv[1:4])
+    apply_limits(json.loads(sys.argv[4]), processes=2)
+    with os.fdopen(filter_fd, "rb") as filters:
+        confine = filter_installer(filters.read())
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # PID 1: signals from inside are then ignored
+
+    def send(data: bytes) -> None:
+        _write_all(reply_fd, data)
+
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    sys.stdout = sys.stderr = _BoundedSink()
+    requests = os.fdopen(request_fd, "rb")
+    try:
+        with open(PROGRAM, encoding="utf-8") as handle:
+            source = handle.read()
+        code = compile(source, "program.py", "exec")
+    except SyntaxError as exc:
+        reason = f"does not compile: {exc.msg} (line {exc.lineno})"
+        send((json.dumps({"error": reason}) + "\n").encode())
+        return
+    except (OSError, ValueError) as exc:  # unreadable, not UTF-8, null bytes
+        send((json.dumps({"error": f"does not compile: {_describe(exc)}"}) + "\n").encode())
+        return
+    os.chdir(SCRATCH)
+    send(b'{"ready": true}\n')
+    for line in requests:
+        request = json.loads(line)
+        answer_read, answer_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(answer_read)
+            os.close(request_fd)
+            os.close(reply_fd)
+            _move(request, code, answer_write, confine)
+        os.close(answer_write)
+        answer = _answer(answer_read)
+        os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        os.close(answer_read)
+        _empty(SCRATCH)
+        if not answer.endswith(b"\n") and len(answer) <= MAX_REPLY_BYTES:
+            reason = f"the program's process ended without an answer ({_ended(status)})"
+            answer = (json.dumps({"id": request["id"], "error": reason}) + "\n").encode()
+        send(answer)
 
 
 if __name__ == "__main__":

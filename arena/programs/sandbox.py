@@ -5,45 +5,73 @@ rng) -> action``.  It must be deterministic given its inputs, draw chance only f
 read no clock, start no thread or process, and keep no state between moves.  The program is
 untrusted: it may be written by a model or submitted by anyone.
 
-What the sandbox guarantees, and how:
+What the sandbox guarantees, and how.  The operating system is the boundary: everything below
+holds against a program that runs native code.
 
-1. **Isolation by the operating system.**  Each program process runs under bubblewrap
-   (``bwrap``) in new user, PID, network, IPC, UTS, cgroup and mount namespaces, as uid/gid
-   65534 inside (mapped to the host user running the tournament), with no capabilities and no
-   way to make further user namespaces.  Its file system is a read-only view of the
-   interpreter, its standard library (the interpreter's own site-packages hidden) and the
-   system's shared libraries, the child script and the program file; ``/proc`` of its own PID
-   namespace (it sees itself, PID 1, and no host process); a minimal read-only ``/dev``; and a
-   private tmpfs of ``Limits.scratch_mb`` as ``/scratch``, its working folder, the only place
-   it can write.  No home folder, project, data folder or Dagster home is visible.  Its network
-   namespace is empty (no route to the host, not even to 127.0.0.1).  bwrap starts with an
-   empty environment and gives the program only ``PYTHONHASHSEED=0``.  Resource limits (CPU
-   seconds, address space, processes, file size, open files, no core) are set by the child
-   before the program is loaded.  A seccomp filter (``seccomp_filter``) refuses creating
-   processes and threads, sockets, ptrace, namespaces and mounts, and a few kernel interfaces
-   no program needs: the kernel does not apply RLIMIT_NPROC to processes of host root, which
-   is what a sandbox started by root runs as outside its namespace, so the filter is what
-   stops a fork there.  An audit hook in the child (``arena/programs/child.py``) is kept as a
-   second layer only.  If ``bwrap`` is missing or cannot create namespaces, ``Program`` raises
-   ``SandboxUnavailable`` naming the cause and the fix: there is no weaker fallback.
-2. **A protocol the program cannot forge.**  Requests and replies travel over two pipes
-   inherited by the child, never over the program's stdout, which goes nowhere (the child's
-   descriptors 1 and 2 are /dev/null).  The host reads at most ``MAX_REPLY_BYTES`` per reply
-   and only until the move's deadline: a partial line times out like silence (``timeout``), a
+1. **Isolation by the operating system.**  Each sandbox runs under bubblewrap (``bwrap``) in
+   new user, PID, network, IPC, UTS, cgroup and mount namespaces, as uid/gid 65534 inside
+   (mapped to the host user running the tournament), with no capabilities and no way to make
+   further user namespaces.  Its file system is a read-only view of the interpreter, its
+   standard library (the interpreter's own site-packages hidden) and the system's shared
+   libraries, the child script and the program file; a minimal read-only ``/dev``; no
+   ``/proc`` at all (no ``/proc/self/mem`` to rewrite the process's own memory, no mount table
+   or kernel command line to read); and a private tmpfs of ``Limits.scratch_mb`` as
+   ``/scratch``, its working folder, the only place it can write.  No home folder, project,
+   data folder or Dagster home is visible.  Its network namespace is empty (no route to the
+   host, not even to 127.0.0.1).  bwrap starts with an empty environment and gives the
+   program only ``PYTHONHASHSEED=0``.  A seccomp filter (``seccomp_filter``) refuses threads,
+   sockets, ptrace and ``process_vm_readv``/``writev``, namespaces and mounts, memfds and
+   System V and POSIX shared memory and message queues, changing the parent-death signal
+   (``prctl(PR_SET_PDEATHSIG)``), and a few kernel interfaces no program needs.
+2. **A fresh process for every move.**  The sandbox's first process (``child.py``, PID 1 of
+   its namespace) compiles the program but never runs it; each move runs in a process forked
+   from it, which adds a second filter (no fork, no exec) and then the audit hook, and ends
+   with the move.  So every move starts from the same clean state: nothing a move leaves in
+   a module, in builtins, in a signal handler or a timer, or in ``/scratch`` (emptied after
+   each move) reaches a later move, and two identical runs, or a run resumed from its
+   journal, see the same moves whatever ran before in the process.  A program's state is
+   what the protocol carries: the observation.
+3. **Bounded resources.**  Resource limits (hard = soft) are set before any of the program's
+   code runs: ``cpu_seconds`` of CPU and ``memory_mb`` of address space per process, file
+   size, open files, processes, no core.  A move's process exists only during its move, so no
+   CPU is spent between moves: all of it is charged to the move (``Outcome.cpu_seconds``,
+   read from the host's ``/proc``) and falls within its ``move_seconds``.  With memfds and
+   shared memory refused, what a sandbox holds is bounded by ``memory_mb`` (the move's
+   address space, which includes the pages it shares with the first process), ``scratch_mb``
+   and a few MiB of pipe buffers and of the first process's own pages; the kernel's inodes
+   of files in ``/scratch`` (about 1 KiB each: bwrap sets no ``nr_inodes``) are bounded by
+   the move's time, and freed with the move.
+4. **A protocol the program cannot forge.**  Requests and replies travel over two pipes
+   between the host and the first process, never over the program's stdout, which goes
+   nowhere (descriptors 1 and 2 are /dev/null).  A move's process writes its answer on a pipe
+   of its own, of which the first process passes on one line and at most
+   ``MAX_REPLY_BYTES`` + 1 bytes; the host reads at most ``MAX_REPLY_BYTES`` per reply and
+   only until the move's deadline: a partial line times out like silence (``timeout``), a
    longer reply is a ``crash`` with the reason.  Each request carries a sequence number and an
    unpredictable id, and a reply is accepted only with that id, so an injected or stale line
    is a ``crash``, never the answer to a later move.
-3. **Secrets never leave.**  Whatever a program returns or raises passes through ``scrub``
+5. **Secrets never leave.**  Whatever a program returns or raises passes through ``scrub``
    (``arena.secrets.scrub`` with the secrets the host knows: those given to
    ``Program``, and the values of the host's secret-looking environment variables; then
    anything shaped like a credential; then a bound of ``MAX_REASON_CHARS`` on one line)
    before it becomes an ``Outcome`` reason, and so before it reaches a message, a table, a
    journal or a log.
-4. **Nothing outlives the host.**  bwrap runs with ``--die-with-parent`` (and is started from
-   one long-lived thread, since the kernel ties that signal to the thread that started it),
-   the program's process is PID 1 of its namespace (so everything in it dies with it), and the
-   scratch folder is a tmpfs of the sandbox's own mount namespace: nothing is on the host's
-   disk to be left behind.  ``close`` kills the process and waits until it is gone.
+6. **Nothing outlives the host.**  bwrap runs with ``--die-with-parent`` (and is started from
+   one long-lived thread, since the kernel ties that signal to the thread that started it)
+   and starts the first process with the same parent-death signal; that process runs no
+   program code, the filter refuses changing the signal anyway, and when it dies, as PID 1,
+   the kernel kills every process of its namespace: a move's process cannot outlive it,
+   whatever it did to itself.  The scratch folder is a tmpfs of the sandbox's own mount
+   namespace: nothing is on the host's disk to be left behind.  ``close`` kills the first
+   process and waits until it is gone.
+
+The audit hook of ``child.py`` (PEP 578) is a convenience, not a boundary: it turns the common
+mistakes (a socket, a process, ctypes, writing outside ``/scratch``, a clock) into a readable
+reason before the OS refuses them, but native code, or a bug in the hook, gets past it, and
+then items 1 to 6 are what hold.  The same goes for the clocks removed from ``time``: file
+times and ``datetime`` still tell the time, and a program that reads them is not reproducible.
+If ``bwrap`` is missing or cannot create namespaces, ``Program`` raises ``SandboxUnavailable``
+naming the cause and the fix: there is no weaker fallback.
 
 ``Program.act`` returns an ``Outcome``: the action, or why there is none (``crash``,
 ``illegal``, ``timeout``).  In matches a crash or an illegal action forfeits the match; a
@@ -95,7 +123,10 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-program resource limits."""
+    """Per-program resource limits: ``cpu_seconds`` and ``memory_mb`` (address space) bound
+    each process of the sandbox, and so each move; ``move_seconds`` is a move's wall-clock
+    time, ``start_seconds`` the sandbox's; ``file_mb`` bounds a file, ``scratch_mb`` the
+    scratch tmpfs, ``open_files`` the descriptors of a process."""
 
     cpu_seconds: int = 20
     memory_mb: int = 512
@@ -125,20 +156,28 @@ class Outcome:
     action: str | None = None
     reason: str = ""
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # the sandbox's CPU from the request to the answer (clock ticks)
 
 
 # ---------------------------------------------------------------------------------------------
 # The system-call filter
 
-# Refused with EPERM: creating processes and threads, sockets, looking into or changing other
-# processes, namespaces and mounts, and kernel interfaces a strategy program has no use for.
+# Refused with EPERM to every process of the sandbox: threads, sockets, looking into or
+# changing other processes, namespaces and mounts, memory outside the address-space limit
+# (memfds, System V and POSIX shared memory and message queues), and kernel interfaces a
+# strategy program has no use for.
 _REFUSED_SYSCALLS = (
-    "fork", "vfork", "clone", "clone3", "socket", "socketpair", "ptrace", "process_vm_readv",
-    "process_vm_writev", "pidfd_open", "pidfd_getfd", "kcmp", "unshare", "setns", "mount",
-    "umount2", "pivot_root", "chroot", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount",
-    "fspick", "mount_setattr", "keyctl", "add_key", "request_key", "bpf", "perf_event_open",
+    "clone3", "socket", "socketpair", "ptrace", "process_vm_readv", "process_vm_writev",
+    "pidfd_open", "pidfd_getfd", "kcmp", "unshare", "setns", "mount", "umount2", "pivot_root",
+    "chroot", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
+    "mount_setattr", "keyctl", "add_key", "request_key", "bpf", "perf_event_open",
     "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register", "personality",
+    "memfd_create", "memfd_secret", "shmget", "shmat", "msgget", "msgsnd", "mq_open",
 )  # fmt: skip
+# Refused to a move's process only: the sandbox's first process is started by bwrap's execve
+# and forks the process of each move (``arena/programs/child.py``).
+_PROCESS_SYSCALLS = ("fork", "vfork", "clone", "execve", "execveat")
+PR_SET_PDEATHSIG = 1  # prctl(PR_SET_PDEATHSIG, ...) is refused: a parent-death signal stays
 # System-call numbers (asm/unistd_64.h; asm-generic/unistd.h for aarch64, which has no fork).
 _SYSCALLS: dict[str, tuple[int, dict[str, int]]] = {
     "x86_64": (
@@ -149,7 +188,9 @@ _SYSCALLS: dict[str, tuple[int, dict[str, int]]] = {
              chroot=161, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432,
              fspick=433, mount_setattr=442, keyctl=250, add_key=248, request_key=249, bpf=321,
              perf_event_open=298, userfaultfd=323, io_uring_setup=425, io_uring_enter=426,
-             io_uring_register=427, personality=135),
+             io_uring_register=427, personality=135, memfd_create=319, memfd_secret=447,
+             shmget=29, shmat=30, msgget=68, msgsnd=69, mq_open=240, execve=59, execveat=322,
+             prctl=157),
     ),
     "aarch64": (
         0xC00000B7,  # AUDIT_ARCH_AARCH64
@@ -159,18 +200,22 @@ _SYSCALLS: dict[str, tuple[int, dict[str, int]]] = {
              open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433,
              mount_setattr=442, keyctl=219, add_key=217, request_key=218, bpf=280,
              perf_event_open=241, userfaultfd=282, io_uring_setup=425, io_uring_enter=426,
-             io_uring_register=427, personality=92),
+             io_uring_register=427, personality=92, memfd_create=279, memfd_secret=447,
+             shmget=194, shmat=196, msgget=186, msgsnd=189, mq_open=180, execve=221,
+             execveat=281, prctl=167),
     ),
 }  # fmt: skip
 
 
-def seccomp_filter(machine: str | None = None) -> bytes:
-    """The seccomp program (classic BPF, as ``bwrap --seccomp`` reads it) that refuses
-    ``_REFUSED_SYSCALLS`` with EPERM and allows the rest.
+def seccomp_filter(machine: str | None = None, *, move: bool = True) -> bytes:
+    """The seccomp program (classic BPF, as ``bwrap --seccomp`` and ``prctl`` read it) that
+    refuses ``_REFUSED_SYSCALLS`` and ``prctl(PR_SET_PDEATHSIG, ...)`` with EPERM, and with
+    ``move`` (the filter a move's process adds to the sandbox's) ``_PROCESS_SYSCALLS`` too.
 
     1. a system call of another architecture kills the process (no way around the table);
     2. on x86_64, x32 system calls (numbers from 0x40000000) are refused;
-    3. each refused number jumps to ``EPERM``; anything else is allowed.
+    3. each refused number jumps to ``EPERM``; ``prctl`` jumps to a look at its first
+       argument; anything else is allowed.
 
     No well-kept Python package builds seccomp filters (libseccomp's bindings ship with its C
     sources, not on PyPI), and this one is a fixed list: a table and a loop."""
@@ -181,15 +226,25 @@ def seccomp_filter(machine: str | None = None) -> bytes:
             f"it supports {', '.join(_SYSCALLS)}"
         )
     arch, numbers = _SYSCALLS[machine]
-    refused = sorted({numbers[name] for name in _REFUSED_SYSCALLS if name in numbers})
+    names = _REFUSED_SYSCALLS + (_PROCESS_SYSCALLS if move else ())
+    refused = sorted({numbers[name] for name in names if name in numbers})
     ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, RET|K
     allow, kill, eperm = 0x7FFF0000, 0x80000000, 0x00050000 | 1  # SECCOMP_RET_*; EPERM = 1
-    body: list[tuple[int, int, int, int]] = [(ld, 0, 0, 0)]  # the system-call number
     checks = [(jge, 0x40000000)] if machine == "x86_64" else []
     checks += [(jeq, n) for n in refused]
+    # after the checks: prctl? (1), allow (2), load prctl's option (3), PR_SET_PDEATHSIG? (4),
+    # allow (5), EPERM (6)
+    body: list[tuple[int, int, int, int]] = [(ld, 0, 0, 0)]  # the system-call number
     for i, (op, k) in enumerate(checks):
-        body.append((op, len(checks) - i, 0, k))  # to the EPERM return, past the allow
-    body += [(ret, 0, 0, allow), (ret, 0, 0, eperm)]
+        body.append((op, len(checks) - i + 4, 0, k))  # to the EPERM return
+    body += [
+        (jeq, 1, 0, numbers["prctl"]),
+        (ret, 0, 0, allow),
+        (ld, 0, 0, 16),  # seccomp_data.args[0], its low half (the option is an int)
+        (jeq, 1, 0, PR_SET_PDEATHSIG),
+        (ret, 0, 0, allow),
+        (ret, 0, 0, eperm),
+    ]
     head = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, kill)]  # seccomp_data.arch
     return b"".join(struct.pack("=HBBI", *op) for op in head + body)
 
@@ -248,7 +303,6 @@ def _sandbox_argv(
         "--setenv", "PYTHONHASHSEED", "0",
         *view,
         *shown,
-        "--proc", "/proc",
         "--dev", "/dev",
         "--remount-ro", "/dev",
         "--size", str(limits.scratch_mb * 1024 * 1024),
@@ -282,7 +336,7 @@ def _pipe_with(data: bytes) -> int:
 @functools.cache
 def _probe(bwrap: str) -> str | None:
     """Why ``bwrap`` cannot run the sandbox on this machine (its first error line), or None."""
-    seccomp = _pipe_with(seccomp_filter())
+    seccomp = _pipe_with(seccomp_filter(move=False))
     info_read, info_write = os.pipe()
     argv = _sandbox_argv(
         bwrap, Limits(), {}, _python("-c", "pass"), seccomp_fd=seccomp, info_fd=info_write
@@ -354,12 +408,12 @@ def _launch(argv: list[str], pass_fds: tuple[int, ...]) -> subprocess.Popen[byte
 
 
 # The most request bytes ``Program.act_many`` sends at once: well under a pipe's 64 KiB, so the
-# write never waits on a process busy with the batch's first move.
+# write never waits on a sandbox busy with the batch's first move.
 BATCH_BYTES = 32 * 1024
 
 
 class _Failure(Exception):
-    """The process failed (and was closed): ``status`` (crash or timeout) and ``reason``."""
+    """The sandbox failed (and was closed): ``status`` (crash or timeout) and ``reason``."""
 
     def __init__(self, status: str, reason: str) -> None:
         super().__init__(reason)
@@ -387,11 +441,12 @@ class Program:
         self.secrets = tuple(dict.fromkeys((*secrets, *environment_secrets())))
         self.bwrap = bubblewrap()
         self.proc: subprocess.Popen[bytes] | None = None
-        self.pid: int | None = None  # the program's process (host PID), last started
+        self.pid: int | None = None  # the sandbox's first process (host PID), last started
         self.dead_reason = ""
         self._pidfd = self._requests = self._replies = -1
         self._buffer = b""
         self._sequence = 0
+        self._final_cpu: float | None = None
 
     @property
     def scratch(self) -> str | None:
@@ -400,31 +455,32 @@ class Program:
         return None if self.pid is None else f"/proc/{self.pid}/root{SCRATCH}"
 
     def start(self) -> str | None:
-        """Start the process and load the program; the reason it failed, or None.
+        """Start the sandbox and compile the program; the reason it failed, or None.
 
-        After a crash or a timeout (which close the process) the next ``act`` starts it again,
-        with an empty scratch folder."""
+        After a timeout, a garbled or forged reply, or the end of the sandbox (which close it)
+        the next ``act`` starts it again; a move that raises or ends its own process does
+        not."""
         self.close()
         deadline = time.monotonic() + self.limits.start_seconds
         request_read, self._requests = os.pipe()
         self._replies, reply_write = os.pipe()
         info_read, info_write = os.pipe()
-        seccomp = _pipe_with(seccomp_filter())
+        seccomp = _pipe_with(seccomp_filter(move=False))
+        move_filter = _pipe_with(seccomp_filter(move=True))
         limits = {k: getattr(self.limits, k) for k in CHILD_LIMITS}
-        command = _python(
-            "/sandbox/child.py", str(request_read), str(reply_write), json.dumps(limits)
-        )
+        inherited = (request_read, reply_write, move_filter)
+        command = _python("/sandbox/child.py", *map(str, inherited), json.dumps(limits))
         files = {"/sandbox/child.py": CHILD, "/sandbox/program.py": self.path}
         argv = _sandbox_argv(self.bwrap, self.limits, files, command, seccomp, info_write)
         try:
-            self.proc = _launch(argv, (request_read, reply_write, info_write, seccomp))
+            self.proc = _launch(argv, (*inherited, info_write, seccomp))
         except OSError as exc:
             os.close(info_read)
             self.close()
             self.dead_reason = f"the sandbox did not start: {exc}"
             return self.dead_reason
         finally:
-            for fd in (request_read, reply_write, info_write, seccomp):
+            for fd in (*inherited, info_write, seccomp):
                 os.close(fd)
         os.set_blocking(self._requests, False)
         try:
@@ -539,48 +595,81 @@ class Program:
             return ""
         return " ".join(text.split())
 
-    def cpu_seconds(self) -> float | None:
-        """CPU time the running process has used (None when unknown or not running)."""
+    def _cpu(self) -> tuple[float, float] | None:
+        """CPU seconds of the sandbox's first process: its own, and with those of the moves'
+        processes it has waited for (None when unknown or not running)."""
         if self.proc is None or self.pid is None:
             return None
         try:
             fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             return None
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        tick = os.sysconf("SC_CLK_TCK")
+        own = int(fields[11]) + int(fields[12])  # utime, stime
+        return own / tick, (own + int(fields[13]) + int(fields[14])) / tick  # + cutime, cstime
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time the running sandbox has used: its first process and every move so far
+        (None when unknown or not running).  No process of the sandbox runs between moves."""
+        cpu = self._cpu()
+        return None if cpu is None else cpu[1]
+
+    def _live_move_cpu(self) -> float:
+        """CPU seconds of a move's process still running (a move that timed out): the host's
+        processes whose parent is the sandbox's first process."""
+        total = 0
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                if int(fields[1]) == self.pid:
+                    total += int(fields[11]) + int(fields[12])
+        return total / os.sysconf("SC_CLK_TCK")
+
+    def _spent(self, before: float | None) -> float:
+        """The sandbox's CPU since ``before`` (0.0 when either end is unknown); after the
+        sandbox was closed, up to its end."""
+        after = self.cpu_seconds() if self.proc is not None else self._final_cpu
+        return 0.0 if before is None or after is None else max(0.0, after - before)
 
     def act(self, observation: dict[str, Any], legal: list[str], seed: int) -> Outcome:
-        """Ask for one move (the program is started on first use).
+        """Ask for one move (the sandbox is started on first use).
 
-        ``cpu_seconds`` bounds the process's whole life, so a process that has used half of it
-        is replaced by a fresh one before the move (a program keeps no state between moves):
-        a move is then killed for CPU only if it alone spends the other half."""
+        The move runs in a process of its own, forked from the sandbox's first process, which
+        has never run the program: it starts from a clean state whatever earlier moves did,
+        and ends with the move, so its CPU (``Outcome.cpu_seconds``) is all spent within the
+        move's ``move_seconds`` and bounded by ``cpu_seconds``.  The first process's own CPU
+        grows a little with every move; once it has used half of ``cpu_seconds`` the sandbox
+        is replaced by a fresh one before the move, which no program can tell."""
         failed = self._ready()
         if failed is not None:
             return failed
         ident, request = self._request(observation, legal, seed)
         allowed = self.limits.move_seconds
-        t0 = time.perf_counter()
+        t0, cpu = time.perf_counter(), self.cpu_seconds()
         deadline = time.monotonic() + allowed
         try:
             self._send(request, deadline, allowed)
             reply = self._reply(deadline, allowed)
         except _Failure as failure:
-            return Outcome(failure.status, reason=failure.reason, seconds=time.perf_counter() - t0)
-        return self._outcome(reply, ident, legal, time.perf_counter() - t0)
+            elapsed = time.perf_counter() - t0
+            return Outcome(failure.status, None, failure.reason, elapsed, self._spent(cpu))
+        return self._outcome(reply, ident, legal, time.perf_counter() - t0, self._spent(cpu))
 
     def act_many(
         self, observation: dict[str, Any], legal: list[str], seeds: Sequence[int]
     ) -> list[Outcome]:
         """``act`` at one observation under each of ``seeds``, in order, with the same outcomes.
 
-        The requests go out together and the process answers them one after the other, which
-        spares the host a round trip per move (a program's move distribution is asked this way,
-        eight seeds per situation: ``arena.programs.procedural_reading``).  Each answer has
-        ``move_seconds`` from the one before.  The half-spent check of ``act`` runs once, before
-        the batch, so the moves of a batch share what is left of ``cpu_seconds``: a move whose
-        process ended (the CPU limit, or a crash) is asked again by ``act``, as are the moves
-        after it, in a fresh process as they would have been one by one."""
+        The requests go out together and the sandbox answers them one after the other, each
+        in a fresh process, which spares the host a round trip per move (a program's move
+        distribution is asked this way, eight seeds per situation:
+        ``arena.programs.procedural_reading``).  Each answer has ``move_seconds`` from the one
+        before.  A move after which the sandbox was closed (a timeout, a reply to another
+        request) is asked again by ``act``, as are the moves after it, in a fresh sandbox as
+        they would have been one by one."""
         outcomes: list[Outcome] = []
         if not seeds:
             return outcomes
@@ -592,30 +681,31 @@ class Program:
         if len(batch) > BATCH_BYTES:  # more than the pipe takes while the process works
             return [self.act(observation, legal, seed) for seed in seeds]
         allowed = self.limits.move_seconds
-        t0 = time.perf_counter()
+        t0, cpu = time.perf_counter(), self.cpu_seconds()
         deadline = time.monotonic() + allowed
         try:
             self._send(batch, deadline, allowed)
             for ident, _ in requests:
                 reply = self._reply(deadline, allowed)
-                now = time.perf_counter()
-                outcomes.append(self._outcome(reply, ident, legal, now - t0))
+                now, spent = time.perf_counter(), self._spent(cpu)
+                outcomes.append(self._outcome(reply, ident, legal, now - t0, spent))
                 if self.proc is None:  # closed for a reply to another request
                     break
-                t0, deadline = now, time.monotonic() + allowed
+                t0, cpu, deadline = now, self.cpu_seconds(), time.monotonic() + allowed
         except _Failure as failure:
-            # A timeout is the move's own outcome, as in ``act``; a process that ended is
+            # A timeout is the move's own outcome, as in ``act``; a sandbox that ended is
             # asked again, fresh, with the moves after it.
             if failure.status == "timeout":
                 elapsed = time.perf_counter() - t0
-                outcomes.append(Outcome("timeout", reason=failure.reason, seconds=elapsed))
+                outcomes.append(Outcome("timeout", None, failure.reason, elapsed, self._spent(cpu)))
         rest = seeds[len(outcomes) :]
         return outcomes + [self.act(observation, legal, seed) for seed in rest]
 
     def _ready(self) -> Outcome | None:
-        """The process, fresh if it has used half its CPU, started if need be; else why not."""
-        used = self.cpu_seconds()
-        if used is not None and used > self.limits.cpu_seconds / 2:
+        """The sandbox, fresh if its first process has used half its CPU, started if need
+        be; else why not."""
+        cpu = self._cpu()
+        if cpu is not None and cpu[0] > self.limits.cpu_seconds / 2:
             self.close()
         if self.proc is None:
             failure = self.start()
@@ -635,26 +725,30 @@ class Program:
         return ident, (json.dumps(request, ensure_ascii=False) + "\n").encode()
 
     def _outcome(
-        self, reply: dict[str, Any], ident: str, legal: list[str], elapsed: float
+        self, reply: dict[str, Any], ident: str, legal: list[str], elapsed: float, cpu: float
     ) -> Outcome:
-        """The move a reply gives (a reply to another request closes the process)."""
+        """The move a reply gives (a reply to another request closes the sandbox)."""
         if reply.get("id") != ident:
             try:
                 self._fail("crash", "sent a reply to another request (an injected or stale line)")
             except _Failure as failure:
-                return Outcome(failure.status, reason=failure.reason, seconds=elapsed)
+                return Outcome(failure.status, None, failure.reason, elapsed, cpu)
         if "error" in reply:
             error = reply["error"]
             text = error if isinstance(error, str) else _shown(error)
-            return Outcome("crash", reason=scrub(text, self.secrets), seconds=elapsed)
+            return Outcome("crash", None, scrub(text, self.secrets), elapsed, cpu)
         action = reply.get("action")
         if not isinstance(action, str) or action not in legal:
             reason = scrub(f"returned {_shown(action)}, not one of {legal}", self.secrets)
-            return Outcome("illegal", reason=reason, seconds=elapsed)
-        return Outcome("ok", action=action, seconds=elapsed)
+            return Outcome("illegal", None, reason, elapsed, cpu)
+        return Outcome("ok", action, "", elapsed, cpu)
 
     def close(self) -> None:
-        """Kill the process (everything in its PID namespace dies with it) and wait for it."""
+        """Kill the sandbox (its first process is PID 1 of its namespace: everything in it dies
+        with it) and wait for it; its CPU up to then stays in ``_final_cpu``."""
+        final = self.cpu_seconds()
+        if final is not None:
+            self._final_cpu = final + self._live_move_cpu()
         if self._pidfd >= 0:
             with contextlib.suppress(ProcessLookupError):
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)

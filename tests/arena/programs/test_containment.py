@@ -9,6 +9,7 @@ run programs with one line naming the cause and the fix.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,6 +55,70 @@ def _alive(pid: int, marker: str) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z" and marker in command
+
+
+def _marked(tmp_path: Path, name: str) -> tuple[Path, str]:
+    """A copy of program ``name`` with a marker of its own (a last comment line)."""
+    marker = f"genstrat-test-{uuid.uuid4().hex}"
+    path = tmp_path / name
+    path.write_text((PROGRAMS / name).read_text() + f"# {marker}\n")
+    return path, marker
+
+
+def _sandboxed(marker: str) -> list[int]:
+    """The live processes (not zombies) whose sandbox holds the program marked ``marker``: any
+    process, whatever its parent or command line, whose ``/sandbox/program.py`` has it."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            source = Path(f"/proc/{entry}/root/sandbox/program.py").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in source and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def _kill(pids: list[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _cpu(pids: list[int]) -> float:
+    """CPU seconds of ``pids``, with the children each has waited for."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _held(pids: list[int]) -> int:
+    """Bytes of memory the processes ``pids`` hold: resident pages, the pages of every memfd
+    they have open (in memory whether mapped or not), and their scratch tmpfs (once each)."""
+    total, files, scratch = 0, set(), set()
+    for pid in pids:
+        with contextlib.suppress(OSError, StopIteration):
+            status = Path(f"/proc/{pid}/status").read_text().splitlines()
+            total += 1024 * int(next(x for x in status if x.startswith("VmRSS")).split()[1])
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("/memfd:"):
+                        info = os.stat(f"/proc/{pid}/fd/{fd}")
+                        if (info.st_dev, info.st_ino) not in files:
+                            files.add((info.st_dev, info.st_ino))
+                            total += 512 * info.st_blocks
+            root = os.stat(f"/proc/{pid}/root{sandbox.SCRATCH}")
+            if root.st_dev not in scratch:
+                scratch.add(root.st_dev)
+                usage = os.statvfs(f"/proc/{pid}/root{sandbox.SCRATCH}")
+                total += (usage.f_blocks - usage.f_bfree) * usage.f_frsize
+    return total
 
 
 @pytest.mark.parametrize(
@@ -94,8 +160,10 @@ def test_the_program_sees_no_other_process_and_no_environment(
     monkeypatch.setenv("GENSTRAT_CANARY", CANARY)  # not a secret-looking name: no redaction
     outcome = one_move("reads_environ.py")
     assert outcome.status == "crash"
-    assert outcome.reason.startswith("RuntimeError: saw ['1', 'self']")  # itself, PID 1
-    assert "PYTHONHASHSEED=0" in outcome.reason and CANARY not in outcome.reason
+    assert outcome.reason == (  # no /proc at all; its own environment is bwrap's and Python's
+        "RuntimeError: saw ['FileNotFoundError']: {}; "
+        "own {'PYTHONHASHSEED': '0', 'PWD': '/scratch', 'LC_CTYPE': 'C.UTF-8'}"
+    )
 
 
 def test_files_outside_the_scratch_folder_are_untouched() -> None:
@@ -228,12 +296,13 @@ def test_secret_looking_environment_variables_are_redacted_by_default(
 # --- the OS layer alone ----------------------------------------------------------------------
 
 PROBE = r"""
-import json, os, socket, sys, threading
+import ctypes, json, os, socket, sys, threading
 sys.path.insert(0, "/sandbox")
-from child import apply_limits
+from child import apply_limits, filter_installer
 
 apply_limits(json.loads(sys.argv[1]))
 port, host_paths = int(sys.argv[2]), json.loads(sys.argv[3])
+libc = ctypes.CDLL(None, use_errno=True)
 results = {}
 
 
@@ -244,10 +313,18 @@ def attempt(name, action):
         results[name] = f"refused: {type(exc).__name__}: {exc}"[:300]
 
 
+def native(name, *args):
+    result = getattr(libc, name)(*args)
+    if result == -1:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return result
+
+
 def fork():
     pid = os.fork()
     if pid == 0:
         os._exit(0)
+    os.waitpid(pid, 0)
     return pid
 
 
@@ -266,11 +343,28 @@ def written_mib():
     return sum(os.path.getsize(f"/scratch/{f}") for f in os.listdir("/scratch")) >> 20
 
 
+def refused_to_every_process(stage):
+    attempt(f"{stage}: memfd", lambda: os.memfd_create("hold"))
+    attempt(f"{stage}: /proc/self/mem", lambda: os.open("/proc/self/mem", os.O_RDWR))
+    attempt(f"{stage}: parent-death signal", lambda: native("prctl", 1, 0, 0, 0, 0))
+    attempt(f"{stage}: process_vm_writev",
+            lambda: native("process_vm_writev", os.getpid(), None, 0, None, 0, 0))
+    attempt(f"{stage}: shmget", lambda: native("shmget", 0, 1 << 20, 0o1600))
+    attempt(f"{stage}: msgget", lambda: native("msgget", 0, 0o1600))
+    attempt(f"{stage}: thread", lambda: threading.Thread(target=print).start())
+    attempt(f"{stage}: unix socket", lambda: socket.socket(socket.AF_UNIX))
+
+
+# the sandbox's first process: it may fork (one process per move), nothing else
+refused_to_every_process("first")
+first_fork = fork()
+with os.fdopen(int(sys.argv[4]), "rb") as handle:
+    filter_installer(handle.read())()  # what a move's process adds before the program runs
+refused_to_every_process("move")
 attempt("fork", fork)
-attempt("thread", lambda: threading.Thread(target=print).start())
 attempt("exec", lambda: os.posix_spawn(sys.executable, [sys.executable, "-c", ""], {}))
+attempt("execve", lambda: os.execv(sys.executable, [sys.executable, "-c", "print('{}')"]))
 attempt("socket", lambda: socket.create_connection(("127.0.0.1", port), timeout=1))
-attempt("unix socket", lambda: socket.socket(socket.AF_UNIX))
 attempt("write program", lambda: open("/sandbox/probe.py", "a").write("x"))
 attempt("write interpreter", lambda: open(sys.executable, "ab"))
 attempt("write root", lambda: open("/escape", "w"))
@@ -284,20 +378,21 @@ attempt("chmod", lambda: os.chmod("/sandbox/probe.py", 0o777))
 attempt("mkdir", lambda: os.mkdir("/sandbox/made"))
 attempt("fill scratch", fill_scratch)
 attempt("kill everyone", lambda: os.kill(-1, 9))
-processes = sorted(p for p in os.listdir("/proc") if p.isdigit())
-environ = {p: open(f"/proc/{p}/environ", "rb").read().decode() for p in processes}
 visible = [p for p in host_paths if os.path.exists(p)]
-print(json.dumps({"results": results, "processes": processes, "environ": environ,
-                  "visible": visible, "root": sorted(os.listdir("/")),
-                  "scratch_mib": written_mib(), "uid": [os.getuid(), os.getgid()]}))
+print(json.dumps({"results": results, "proc": os.path.exists("/proc"),
+                  "environ": dict(os.environ), "visible": visible, "root": sorted(os.listdir("/")),
+                  "scratch_mib": written_mib(), "uid": [os.getuid(), os.getgid()],
+                  "first fork": first_fork > 0}))
 """
 
 
 def test_the_os_layer_alone_contains_a_program_without_the_audit_hook(
     tmp_path: Path, listener: tuple[int, list[bytes]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The probe runs in the same sandbox as a program (namespaces, mounts, seccomp, the
-    child's resource limits) but without the audit hook: every attack still fails."""
+    """The probe runs in the same sandbox as a program (namespaces, mounts, both system-call
+    filters, the child's resource limits) but without the audit hook, with ctypes at hand:
+    every attack still fails, the red team's of issue 43 among them (no /proc/self/mem, no
+    change of the parent-death signal, no memfd or shared memory past the memory limit)."""
     monkeypatch.setenv("GENSTRAT_CANARY", CANARY)
     port, got = listener
     probe = tmp_path / "probe.py"
@@ -307,49 +402,62 @@ def test_the_os_layer_alone_contains_a_program_without_the_audit_hook(
     interpreter = Path(sys.executable).resolve()
     home = Path.home()
     host_paths = [str(ROOT), str(tmp_path), "/work", "/home", "/etc", "/tmp", "/var", "/run"]
-    host_paths += [os.environ.get("DAGSTER_HOME", "/dagster")]
+    host_paths += [os.environ.get("DAGSTER_HOME", "/dagster"), "/proc", "/sys"]
     host_paths += [str(p) for p in home.iterdir() if p not in interpreter.parents]
-    seccomp = sandbox._pipe_with(sandbox.seccomp_filter())
+    seccomp = sandbox._pipe_with(sandbox.seccomp_filter(move=False))
+    move_filter = sandbox._pipe_with(sandbox.seccomp_filter(move=True))
     info_read, info_write = os.pipe()
     argv = sandbox._sandbox_argv(
         sandbox.bubblewrap(),
         limits,
         {"/sandbox/child.py": sandbox.CHILD, "/sandbox/probe.py": probe},
         sandbox._python(
-            "/sandbox/probe.py", json.dumps(child_limits), str(port), json.dumps(host_paths)
+            "/sandbox/probe.py",
+            json.dumps(child_limits),
+            str(port),
+            json.dumps(host_paths),
+            str(move_filter),
         ),
         seccomp,
         info_write,
     )
     try:
         done = subprocess.run(
-            argv, env={}, capture_output=True, pass_fds=(seccomp, info_write), timeout=60
+            argv,
+            env={},
+            capture_output=True,
+            pass_fds=(seccomp, move_filter, info_write),
+            timeout=60,
         )
     finally:
-        for fd in (seccomp, info_read, info_write):
+        for fd in (seccomp, move_filter, info_read, info_write):
             os.close(fd)
     assert done.returncode == 0, done.stderr.decode()
     report = json.loads(done.stdout)
     results = report.pop("results")
     escaped = {k: v for k, v in results.items() if not v.startswith("refused")}
     assert escaped == {}  # kill(-1) too: there is no other process to signal
-    assert "fork" in results and "PermissionError" in results["fork"]  # seccomp
-    shown = {"dev", "lib", "lib32", "lib64", "proc", "sandbox", "scratch", "usr"}
+    for name in ("fork", "execve", "first: memfd", "move: memfd", "first: parent-death signal"):
+        assert "PermissionError" in results[name], name  # seccomp (EPERM)
+    assert "FileNotFoundError" in results["first: /proc/self/mem"]  # no /proc at all
+    shown = {"dev", "lib", "lib32", "lib64", "sandbox", "scratch", "usr"}
     assert set(report.pop("root")) <= shown | {interpreter.parts[1]}
     assert limits.scratch_mb - 1 <= report.pop("scratch_mib") <= limits.scratch_mb
     assert report == {
-        "processes": ["1"],
-        "environ": {"1": "PYTHONHASHSEED=0\x00PWD=/scratch\x00"},
+        "proc": False,
+        "environ": {"PYTHONHASHSEED": "0", "PWD": "/scratch", "LC_CTYPE": "C.UTF-8"},
         "visible": [],
         "uid": [65534, 65534],
+        "first fork": True,  # the first process forks the moves' processes
     }
     assert got == [] and CANARY.encode() not in done.stdout + done.stderr
 
 
 def test_the_seccomp_filter_has_a_table_per_architecture() -> None:
     for machine in ("x86_64", "aarch64"):
-        program = sandbox.seccomp_filter(machine)
-        assert len(program) % 8 == 0 and len(program) // 8 < 64
+        for move in (False, True):
+            program = sandbox.seccomp_filter(machine, move=move)
+            assert len(program) % 8 == 0 and len(program) // 8 < 64
     with pytest.raises(SandboxUnavailable, match="no system-call table for this machine"):
         sandbox.seccomp_filter("riscv64")
 
@@ -369,8 +477,7 @@ program.act({"hand": [], "board": []}, ["check"], 1)  # the program loops: never
 
 
 def test_a_host_killed_with_sigkill_leaves_no_process_and_no_folder(tmp_path: Path) -> None:
-    program = tmp_path / "loops-forever.py"
-    program.write_text((PROGRAMS / "loops.py").read_text())
+    program, marker = _marked(tmp_path, "loops.py")
     temp = tmp_path / "tmp"
     temp.mkdir()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(temp)}
@@ -378,23 +485,31 @@ def test_a_host_killed_with_sigkill_leaves_no_process_and_no_folder(tmp_path: Pa
         [sys.executable, "-c", HOST, str(program)], env=env, stdout=subprocess.PIPE, cwd=ROOT
     )
     assert host.stdout is not None
-    started = json.loads(host.stdout.readline())
-    assert _alive(started["bwrap"], str(program))
-    assert _alive(started["program"], "/sandbox/child.py")
-    assert os.path.isdir(started["scratch"])
-    time.sleep(0.5)  # the move is in flight
-    host.send_signal(signal.SIGKILL)
-    host.wait()
-    host.stdout.close()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and (
-        _alive(started["bwrap"], str(program))
-        or _alive(started["program"], "/sandbox/child.py")
-        or os.path.exists(started["scratch"])  # gone with the mount namespace, once torn down
-    ):
-        time.sleep(0.05)
+    try:
+        started = json.loads(host.stdout.readline())
+        assert _alive(started["bwrap"], str(program))
+        assert _alive(started["program"], "/sandbox/child.py")
+        assert os.path.isdir(started["scratch"])
+        time.sleep(0.5)  # the move is in flight
+        in_flight = _sandboxed(marker)
+        host.send_signal(signal.SIGKILL)
+        host.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (
+            _alive(started["bwrap"], str(program))
+            or _sandboxed(marker)
+            or os.path.exists(started["scratch"])  # gone with the mount namespace, once torn down
+        ):
+            time.sleep(0.05)
+        survivors = _sandboxed(marker)
+    finally:
+        host.kill()
+        host.wait()
+        host.stdout.close()
+        _kill(_sandboxed(marker))  # a failed run leaves none behind either
+    assert len(in_flight) == 2  # the sandbox's first process, and the move's
+    assert started["program"] in in_flight and survivors == []
     assert not _alive(started["bwrap"], str(program))
-    assert not _alive(started["program"], "/sandbox/child.py")
     assert not os.path.exists(started["scratch"])
     assert list(temp.iterdir()) == []  # nothing on the host's disk
     leftovers = [
@@ -403,6 +518,86 @@ def test_a_host_killed_with_sigkill_leaves_no_process_and_no_folder(tmp_path: Pa
         if p.isdigit() and _alive(int(p), str(program))  # any bwrap of this program
     ]
     assert leftovers == []
+
+
+HOST_OF_ONE_MOVE = """
+import json, sys, time
+from arena.programs.sandbox import Program
+
+program = Program(sys.argv[1])
+outcome = program.act({"hand": [], "board": []}, ["check"], 1)
+print(json.dumps({"status": outcome.status, "reason": outcome.reason}), flush=True)
+time.sleep(600)
+"""
+
+
+def test_the_red_team_orphan_neither_blinds_the_hook_nor_outlives_a_killed_host(
+    tmp_path: Path,
+) -> None:
+    """Issue 43, item 2, as run: /proc/self/mem written through a descriptor of /proc/self,
+    ctypes loaded past the blinded hook, the parent-death signal cleared, a pause at exit, and
+    the host killed with SIGKILL.  No /proc is mounted in the sandbox, and whatever a move
+    does, its sandbox's first process (PID 1 of the namespace, which runs no program code)
+    dies with bwrap, and every process of the namespace with it."""
+    program, marker = _marked(tmp_path, "orphan.py")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    host = subprocess.Popen(
+        [sys.executable, "-c", HOST_OF_ONE_MOVE, str(program)],
+        env=env,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert host.stdout is not None
+    try:
+        outcome = json.loads(host.stdout.readline())
+        assert _sandboxed(marker) != []  # the sandbox is up between moves
+        host.send_signal(signal.SIGKILL)
+        host.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and _sandboxed(marker):
+            time.sleep(0.05)
+        survivors = _sandboxed(marker)
+    finally:
+        host.kill()
+        host.wait()
+        host.stdout.close()
+        _kill(_sandboxed(marker))  # a failed run leaves none behind either
+    assert survivors == []
+    assert outcome == {
+        "status": "crash",
+        "reason": "FileNotFoundError: [Errno 2] No such file or directory: '/proc/self'",
+    }
+
+
+# --- memory ----------------------------------------------------------------------------------
+
+
+def test_memory_mb_bounds_memfds_tmpfs_and_allocations(tmp_path: Path) -> None:
+    """Issue 43, item 7: at ``memory_mb: 64`` a program held 472 MiB in memfds.  Memfds (and
+    System V and POSIX shared memory) are refused, the scratch tmpfs stops at ``scratch_mb``
+    and allocations at the address-space limit: what the sandbox's processes hold, counted
+    from the host (resident pages, open memfds, the scratch tmpfs), stays within the limits."""
+    program, marker = _marked(tmp_path, "memfd_hog.py")
+    limits = Limits(memory_mb=64, scratch_mb=16, move_seconds=4)
+    outcomes: list[Outcome] = []
+    with Program(program, limits) as sandboxed:
+        assert sandboxed.start() is None
+        mover = threading.Thread(target=lambda: outcomes.append(sandboxed.act(OBS, LEGAL, 1)))
+        mover.start()
+        report, held = "", 0
+        deadline = time.monotonic() + 4
+        while time.monotonic() < deadline and not report:
+            for pid in _sandboxed(marker):
+                with contextlib.suppress(OSError):
+                    report = Path(f"/proc/{pid}/root{sandbox.SCRATCH}/held").read_text()
+            time.sleep(0.05)
+        held = _held(_sandboxed(marker))  # all of it is still held: the move goes on
+        mover.join()
+    bound = (limits.memory_mb + limits.scratch_mb + 16) << 20  # the first process's own pages
+    assert 0 < held <= bound, f"{held >> 20} MiB held"
+    refusals = {"memfd": "PermissionError", "tmpfs": "OSError", "allocations": "MemoryError"}
+    assert report == str(refusals)
+    assert [o.status for o in outcomes] == ["timeout"]
 
 
 # --- no sandbox, no programs -----------------------------------------------------------------
@@ -435,3 +630,29 @@ def test_a_bwrap_that_cannot_create_namespaces_is_refused_with_its_reason(
     assert "cannot create the program sandbox (bwrap: No permissions to creating new" in message
     assert "allow user namespaces" in message and "apt-get install bubblewrap" in message
     assert "\n" not in message
+
+
+# --- CPU -------------------------------------------------------------------------------------
+
+
+def test_no_cpu_is_spent_between_moves_and_every_move_is_charged(tmp_path: Path) -> None:
+    """Issue 43, item 10: a SIGALRM handler armed by a move burned CPU between moves, where no
+    move's time was counted.  A move's process ends with its move: between two moves the
+    sandbox spends nothing, and the CPU it spends from the first move to the last is the sum
+    of what the moves are charged."""
+    program, marker = _marked(tmp_path, "alarm_burner.py")
+    with Program(program) as sandboxed:
+        assert sandboxed.start() is None
+        start = sandboxed.cpu_seconds()
+        first = sandboxed.act(OBS, LEGAL, seed=1)
+        before = _cpu(_sandboxed(marker))
+        time.sleep(1.0)  # the handler would burn all of it
+        between = _cpu(_sandboxed(marker)) - before
+        second = sandboxed.act(OBS, LEGAL, seed=2)
+        end = sandboxed.cpu_seconds()
+        _kill(_sandboxed(marker))
+    assert between <= 0.05, f"{between:.2f} s of CPU between moves"
+    assert (first.status, second.status) == ("ok", "ok")
+    assert start is not None and end is not None
+    tick = 1 / os.sysconf("SC_CLK_TCK")
+    assert abs((end - start) - (first.cpu_seconds + second.cpu_seconds)) <= tick

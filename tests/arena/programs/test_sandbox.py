@@ -139,14 +139,35 @@ BUSY = (
 )
 
 
-def test_many_busy_moves_are_not_killed_by_the_lifetime_cpu_limit(tmp_path: Path) -> None:
-    """``cpu_seconds`` limits a process's whole life; a program that spends a fair share of a
-    second per move must still play a long tournament (the process is replaced once it has
-    used half the budget), not be killed after a few dozen moves."""
+def test_many_busy_moves_are_not_killed_by_the_cpu_limit_and_each_is_charged(
+    tmp_path: Path,
+) -> None:
+    """``cpu_seconds`` bounds one move's process: a program that spends a fair share of a
+    second per move plays a long tournament, and each move's CPU is charged to that move
+    (twelve moves spend more than the limit in all)."""
     path = tmp_path / "busy.py"
     path.write_text(BUSY, encoding="utf-8")
     with Program(path, Limits(cpu_seconds=1, move_seconds=30)) as program:
         outcomes = [program.act(OBS, LEGAL, seed=k) for k in range(12)]
-        used = program.cpu_seconds()
     assert [o.status for o in outcomes] == ["ok"] * 12, [o.reason for o in outcomes]
-    assert used is not None and used <= 1.0
+    assert all(0.05 <= o.cpu_seconds <= 1.0 for o in outcomes), [o.cpu_seconds for o in outcomes]
+
+
+def test_a_move_that_ends_its_process_is_a_crash_and_the_sandbox_goes_on(tmp_path: Path) -> None:
+    path = tmp_path / "exits.py"
+    path.write_text("import os\n\ndef act(observation, legal_actions, rng):\n    os._exit(3)\n")
+    with Program(path) as program:
+        first = program.act(OBS, LEGAL, seed=1)
+        pid = program.pid
+        second = program.act(OBS, LEGAL, seed=2)
+        assert program.pid == pid  # the same sandbox: only the move's process ended
+    reason = "the program's process ended without an answer (exit status 3)"
+    assert (first.status, first.reason) == (second.status, second.reason) == ("crash", reason)
+
+
+def test_cpu_seconds_ends_a_move_and_the_move_is_charged_for_it() -> None:
+    with Program(PROGRAMS / "loops.py", Limits(cpu_seconds=1, move_seconds=30)) as program:
+        outcome = program.act(OBS, LEGAL, seed=1)
+    assert outcome.status == "crash"
+    assert outcome.reason.startswith("the program's process ended without an answer (killed by")
+    assert 0.5 <= outcome.cpu_seconds <= 1.5  # clock ticks, scaled by the kernel

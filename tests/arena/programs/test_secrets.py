@@ -28,27 +28,31 @@ KUHN = resolve_games(["kuhn"])
 CANARY = "genstrat-canary-5e1d9a0b7c3f4e21"
 CANARY_KEY = "sk-canary-0123456789abcdefghij"
 
-# Plays like admission wants for 20 moves (counted in its scratch folder), then raises with the
-# environment of every process it can see.
+# Plays like admission wants on most moves, and on about one move in twenty (as its generator
+# decides: none of admission's nine moves, several of the tournament's) raises with the
+# environment of every process it can see and its own.  Every move starts from a clean state,
+# so a count of moves could not tell admission from the tournament.
 SNOOPS = """\
 import os
 from pathlib import Path
 
 def act(observation, legal_actions, rng):
-    counter = Path("moves.txt")
-    moves = int(counter.read_text()) if counter.exists() else 0
-    counter.write_text(str(moves + 1))
-    if moves < 20:
+    if rng.random() >= 0.05:
         return rng.choice(legal_actions)
+    try:
+        entries = sorted(os.listdir("/proc"))
+    except OSError as exc:
+        entries = [type(exc).__name__]
     seen = {}
-    for entry in sorted(os.listdir("/proc")):
+    for entry in entries:
         if entry.isdigit() or entry == "self":
             try:
                 seen[entry] = Path(f"/proc/{entry}/environ").read_bytes().decode()
             except OSError as exc:
                 seen[entry] = type(exc).__name__
-    raise RuntimeError(f"saw {sorted(seen)}: {seen}")
+    raise RuntimeError(f"saw {entries}: {seen}; own {dict(os.environ)}")
 """
+SAW = "saw ['FileNotFoundError']: {}; own {'PYTHONHASHSEED': '0', 'PWD': '/scratch', 'LC_CTYPE'"
 
 
 def texts_of(folder: Path) -> dict[str, bytes]:
@@ -86,10 +90,10 @@ def test_a_canary_in_the_environment_leaves_no_trace_in_a_tournament(
     assert summary.finished and summary.not_admitted == {}
     matches = pd.read_parquet(out / MATCHES)
     forfeits = matches[matches["status"] == "forfeit"]
-    assert len(forfeits) >= 1  # the program did look, and said what it saw: only itself
-    assert all("crash: RuntimeError: saw ['1', 'self']" in e for e in forfeits["error"])
+    assert len(forfeits) >= 1  # the program did look, and said what it saw: no process at all
+    assert all(f"crash: RuntimeError: {SAW}" in e for e in forfeits["error"])
     files = texts_of(out)
-    assert any(b"saw ['1', 'self']" in data for data in files.values())
+    assert any(SAW.encode() in data for data in files.values())
     out_text, err_text = capfd.readouterr()
     for canary in (CANARY, CANARY_KEY):
         assert [name for name, data in files.items() if canary.encode() in data] == []
