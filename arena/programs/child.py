@@ -14,12 +14,13 @@ namespace) and runs none of the program's code itself:
    every move starts from the same clean state: nothing a move changes (module attributes, the
    audit hook's view, signal handlers, timers, open files) reaches the next move, and
    ``/scratch`` is emptied after each move.  The move's process installs a second system-call
-   filter (``FILTER_FD``: no fork, no exec, nothing the first process alone needs), points
-   descriptors 0, 1 and 2 and the program's prints at nothing, installs the audit hook and
-   removes the clocks, then runs the program's ``act`` once and writes its answer to a pipe
-   of its own; this process reads at most one line of it, kills the move's process and waits
-   for it (so no CPU is spent outside a move, and all of it is counted in the move's), and
-   passes the line on;
+   filter (``FILTER_FD``: no fork, no exec, nothing the first process alone needs),
+   installs the audit hook and removes the clocks, then runs the program's ``act`` once and
+   writes its answer to a pipe of its own (descriptors 0, 1 and 2 and the program's prints
+   go nowhere: this process pointed them at /dev/null and a sink before the first fork);
+   this process reads at most one line of it, kills the move's process and waits for it (so
+   no CPU is spent outside a move, and all of it is counted in the move's), and passes the
+   line on, or an error line naming how the move's process ended without one;
 3. the audit hook (PEP 578) is a convenience, not a boundary: it turns the most common
    mistakes (a socket, a process, ctypes, writing outside ``/scratch``, a clock) into a
    readable reason, but native code or a bug in the hook gets past it, and then the OS layer
