@@ -29,17 +29,13 @@ def act(observation, legal_actions, rng):
     return passive[0] if passive else rng.choice(legal_actions)
 """
 
-# Admission plays six Kuhn deals (at most 9 moves of the program); this program misbehaves
-# from its 21st move on, counting moves in its scratch folder (which a restart empties), so it
-# passes admission and breaks in the tournament, like a bug in a situation the test missed.
+# Admission plays six Kuhn deals (at most 9 moves of the program); this program misbehaves on
+# about one move in twenty, drawn from the move's seeded generator (a program keeps no state
+# between moves: each runs in a fresh process), so with the seeds of these tests it passes
+# admission and breaks in the tournament, like a bug in a situation the test missed.
 BREAKS_LATER = """\
-from pathlib import Path
-
 def act(observation, legal_actions, rng):
-    counter = Path("moves.txt")
-    moves = int(counter.read_text()) if counter.exists() else 0
-    counter.write_text(str(moves + 1))
-    if moves >= 20:
+    if rng.random() < 0.05:
         {misbehave}
     return rng.choice(legal_actions)
 """
