@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from releases.errors import Refused
-from releases.identity import CHUNK, MAX_MANIFEST_BYTES, Digester, entry_problem
+from releases.identity import CHUNK, ID_PATTERN, MAX_MANIFEST_BYTES, Digester, entry_problem
 
 GZIP_LEVEL = 9
 BLOCK = tarfile.BLOCKSIZE
@@ -40,7 +40,7 @@ MANIFEST = "manifest.json"
 GZIP_MAGIC = b"\x1f\x8b\x08\x00"  # gzip, deflate, no flags (no name, comment or extra field)
 HEADER_DIFFERS = "its tar header differs from the one genstrat writes (mode, owner, time or format)"
 EXTENDED = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
-MANIFEST_MEMBER = re.compile(r"^(gs-[0-9a-f]{16})/manifest\.json$")
+MANIFEST_MEMBER = re.compile(rf"^({ID_PATTERN})/manifest\.json$")
 
 ReadManifest = Callable[[str, bytes], Sequence[Mapping[str, Any]]]
 """``(release_id, manifest bytes) -> the manifest's file entries``; raises to refuse."""

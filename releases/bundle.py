@@ -15,9 +15,10 @@ researcher cites, so it must be exactly reproducible and tamper-evident. Layout:
                                 settings, roster, generation configs, versioned-results figures
       <release_id>.tar.gz       the folder above as a byte-reproducible archive
 
-The release id is ``gs-`` and the first 16 hex digits of a SHA-256 over the whole manifest and
-every file of the folder (README, plots and reports included), each file hashed with the id's
-own occurrences blanked (:mod:`releases.identity`). No clock enters it, so identical inputs give
+The release id is ``gs-`` and the first 32 hex digits (128 bits) of a SHA-256 over the whole
+manifest and every file of the folder (README, plots and reports included), each file hashed with
+the id's own occurrences blanked (:mod:`releases.identity`; releases published with 16 digits
+before issue 43 still verify). No clock enters it, so identical inputs give
 the identical id and identical bytes; :func:`derive_release_id` recomputes it from a manifest,
 and ``verify`` recomputes each file's hashes, so an edit of any file or of the manifest shows.
 
@@ -57,13 +58,14 @@ from quality.gates import GateResult
 from quality.redaction import redaction_scan
 from quality.schema import arrow_table
 from releases.archive import write_archive
-from releases.identity import PLACEHOLDER, bind_release_id
+from releases.identity import ID_PATTERN, PLACEHOLDER, bind_release_id
 from releases.identity import derive_release_id as derive_release_id
 from releases.readme import CITATION, render_citation, render_readme
 from releases.report import render_report
 
 FORMAT = "genstrat-release/2"
-RELEASE_ID_PATTERN = re.compile(r"^gs-[0-9a-f]{16}$")
+RELEASE_ID_PATTERN = re.compile(rf"^{ID_PATTERN}$")
+"""A release id that verifies and pulls: a new 128-bit one, or an old 64-bit one."""
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
 PATH_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)*$")
 RESERVED = ("manifest.json", "integrity.json", "README.md", CITATION)

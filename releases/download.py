@@ -486,7 +486,7 @@ def pull(
     deadline; :class:`Interrupted` for a transfer that broke off (run again to resume).
     """
     if not RELEASE_ID_PATTERN.match(release_id):
-        raise ValueError(f"{release_id!r} is not a release id (gs-<16 hex digits>)")
+        raise ValueError(f"{release_id!r} is not a release id (gs-<32 hex digits>)")
     if not 1 <= deadline_s <= MAX_DEADLINE_S:
         raise ValueError(f"deadline_s must be 1 to {MAX_DEADLINE_S:,} seconds, got {deadline_s}")
     if not 1 <= stall_s <= MAX_STALL_S:

@@ -11,6 +11,13 @@ of its release id replaced by :data:`PLACEHOLDER` (a string of the same length),
 for each file, that hash and the byte offsets where the id occurs. Given the id, those two
 determine every byte of the file, so no edit of any byte keeps the id.
 
+Length: a release id is ``gs-`` and :data:`ID_DIGITS` hex digits (128 bits, issue 43: a 64-bit id
+let a 32-bit prefix collide in 70,595 tries, so a whole collision is within reach). Releases
+published before carry ``gs-`` and :data:`LEGACY_ID_DIGITS` digits; they still verify and pull:
+the id's length says which derivation it is (:func:`derive_release_id`) and which placeholder
+its files were hashed with (:func:`placeholder_for`). A shorter id never equals a longer one,
+so an old id cannot stand in for a new release.
+
 A manifest entry of a file that names the id carries ``id_offsets`` (ascending byte offsets) and
 ``sha256_without_id`` (the SHA-256 of the file with the id blanked) besides its ``sha256``;
 :func:`derive_release_id` hashes every key of the manifest but ``release_id``, each file entry
@@ -29,8 +36,17 @@ from typing import Any
 
 from quality.attestation import bytes_sha256, canonical_json, file_sha256
 
-PLACEHOLDER = "gs-RELEASEIDPENDING"
-"""What a file holds where the release id goes, while the id is derived (as long as an id)."""
+ID_DIGITS = 32
+"""Hex digits of a release id (128 bits)."""
+LEGACY_ID_DIGITS = 16
+"""Hex digits of the ids of releases published before issue 43 (64 bits); they still verify."""
+ID_PATTERN = rf"gs-(?:[0-9a-f]{{{ID_DIGITS}}}|[0-9a-f]{{{LEGACY_ID_DIGITS}}})"
+"""A release id, new or old (a regular expression, unanchored)."""
+PLACEHOLDER = "gs-" + "RELEASEIDPENDING" * 2
+"""What a file holds where the release id goes, while the id is derived (as long as an id; not
+hex, so never an id)."""
+LEGACY_PLACEHOLDER = "gs-RELEASEIDPENDING"
+"""The placeholder the files of a release with a 64-bit id were hashed with."""
 CHUNK = 1 << 20
 MAX_MANIFEST_BYTES = 16 << 20
 """A manifest (and a store's index) is read only up to this size; a bigger one is refused."""
@@ -46,9 +62,19 @@ class FileDigest:
     id_offsets: tuple[int, ...]
 
 
+def placeholder_for(release_id: str) -> str:
+    """The placeholder a release id stands for in its files' hashes: :data:`PLACEHOLDER`, or
+    :data:`LEGACY_PLACEHOLDER` for an old 64-bit id; ``ValueError`` for another length."""
+    for placeholder in (PLACEHOLDER, LEGACY_PLACEHOLDER):
+        if len(release_id) == len(placeholder):
+            return placeholder
+    raise ValueError(f"{release_id!r} is not as long as a release id")
+
+
 class Digester:
     """SHA-256 of a stream, and of the same stream with every occurrence of ``needle`` (a release
-    id, or :data:`PLACEHOLDER` itself) replaced by :data:`PLACEHOLDER`, fed in any chunks.
+    id, or a placeholder itself) replaced by its placeholder (:func:`placeholder_for`), fed in
+    any chunks.
 
     An id is ``gs-`` and hex digits, so two occurrences never overlap; an occurrence that spans
     two chunks is found because the last ``len(needle) - 1`` bytes wait for the next chunk.
@@ -56,9 +82,7 @@ class Digester:
 
     def __init__(self, needle: str) -> None:
         self.needle = needle.encode("ascii")
-        self.blank = PLACEHOLDER.encode("ascii")
-        if len(self.needle) != len(self.blank):
-            raise ValueError(f"{needle!r} is not as long as a release id")
+        self.blank = placeholder_for(needle).encode("ascii")
         self.whole = hashlib.sha256()
         self.blanked = hashlib.sha256()
         self.offsets: list[int] = []
@@ -117,9 +141,11 @@ def entry_problem(entry: Mapping[str, Any], digest: FileDigest) -> str | None:
 
 
 def derive_release_id(manifest: Mapping[str, Any]) -> str:
-    """The release id a manifest derives: ``gs-`` + 16 hex digits of the SHA-256 of the canonical
-    JSON of every key but ``release_id``, with each file entry whole except the ``sha256`` of a
-    file that names the id (its ``sha256_without_id`` and ``id_offsets`` stand for it)."""
+    """The release id a manifest derives: ``gs-`` + :data:`ID_DIGITS` hex digits of the SHA-256
+    of the canonical JSON of every key but ``release_id``, with each file entry whole except the
+    ``sha256`` of a file that names the id (its ``sha256_without_id`` and ``id_offsets`` stand
+    for it). A manifest whose ``release_id`` is an old 64-bit id derives :data:`LEGACY_ID_DIGITS`
+    digits, as it was published."""
     files = []
     for entry in manifest["files"]:
         item = {str(key): value for key, value in entry.items()}
@@ -128,7 +154,10 @@ def derive_release_id(manifest: Mapping[str, Any]) -> str:
         files.append(item)
     basis: dict[str, Any] = {k: v for k, v in manifest.items() if k not in ("release_id", "files")}
     basis["files"] = sorted(files, key=lambda e: str(e["path"]))
-    return "gs-" + bytes_sha256(canonical_json(basis).encode("utf-8"))[:16]
+    claimed = manifest.get("release_id")
+    legacy = isinstance(claimed, str) and len(claimed) == len(LEGACY_PLACEHOLDER)
+    digits = LEGACY_ID_DIGITS if legacy else ID_DIGITS
+    return "gs-" + bytes_sha256(canonical_json(basis).encode("utf-8"))[:digits]
 
 
 def digest_file(path: Path, needle: str) -> FileDigest:
@@ -169,7 +198,7 @@ def bind_release_id(folder: Path, manifest: Mapping[str, Any]) -> dict[str, Any]
     context = {k: v for k, v in manifest.items() if k not in ("release_id", "files")}
     if PLACEHOLDER in canonical_json(context):
         raise ValueError("the manifest's context names the release id; only its files may")
-    release_id = derive_release_id({**manifest, "files": entries})
+    release_id = derive_release_id({**manifest, "release_id": PLACEHOLDER, "files": entries})
     for entry in entries:
         if entry.get("id_offsets"):
             path = folder / entry["path"]

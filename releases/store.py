@@ -329,7 +329,7 @@ def verify(path_or_id: str | Path, store: Path | None = None) -> Verified:
     release_id = str(path_or_id)
     if not RELEASE_ID_PATTERN.match(release_id):
         raise ValueError(
-            f"{release_id!r} is not a release folder, a .tar.gz, or a release id (gs-<16 hex>)"
+            f"{release_id!r} is not a release folder, a .tar.gz, or a release id (gs-<32 hex>)"
         )
     store = store if store is not None else default_store()
     entry = find_entry(read_index(store), release_id)

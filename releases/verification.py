@@ -5,7 +5,8 @@ A release verifies when:
 
 1. its ``manifest.json`` (at most ``MAX_MANIFEST_BYTES``) is a release manifest of the current
    format whose contents derive its own release id (:mod:`releases.identity`: the id covers every
-   key of the manifest and every file it lists, so an edited manifest derives another id), and,
+   key of the manifest and every file it lists, so an edited manifest derives another id; an
+   old 64-bit id is derived as it was published, a new one has 128 bits), and,
    for a release in a store, whose SHA-256 is the one the store's index recorded at publication;
 2. the folder holds exactly the files the manifest lists, plus ``manifest.json`` and the archive:
    no other file or folder, no symbolic link, no FIFO or device anywhere in it; each listed file
@@ -35,7 +36,6 @@ from releases.errors import Refused
 from releases.identity import (
     CHUNK,
     MAX_MANIFEST_BYTES,
-    PLACEHOLDER,
     Digester,
     derive_release_id,
     entry_problem,
@@ -89,8 +89,9 @@ def _is_sha256(value: object) -> bool:
     return isinstance(value, str) and len(value) == 64 and set(value) <= HEX
 
 
-def _check_entry(entry: Any) -> str:
-    """The path of a well-formed file entry; ``KeyError``/``TypeError``/``ValueError`` if not."""
+def _check_entry(entry: Any, id_length: int) -> str:
+    """The path of a well-formed file entry (of a release whose id is ``id_length`` characters);
+    ``KeyError``/``TypeError``/``ValueError`` if not."""
     path = entry["path"]
     size = entry["bytes"]
     if not isinstance(path, str) or not PATH_PATTERN.match(path):
@@ -105,11 +106,7 @@ def _check_entry(entry: Any) -> str:
             raise ValueError(f"{path}: id_offsets without sha256_without_id")
         if any(not isinstance(o, int) or isinstance(o, bool) for o in offsets):
             raise ValueError(f"{path}: id_offsets are not offsets")
-        if (
-            offsets != sorted(set(offsets))
-            or offsets[0] < 0
-            or offsets[-1] > size - len(PLACEHOLDER)
-        ):
+        if offsets != sorted(set(offsets)) or offsets[0] < 0 or offsets[-1] > size - id_length:
             raise ValueError(f"{path}: id_offsets are not offsets")
     elif "sha256_without_id" in entry:
         raise ValueError(f"{path}: sha256_without_id without id_offsets")
@@ -137,7 +134,7 @@ def parse_manifest(data: bytes, where: str) -> dict[str, Any]:
     paths: set[str] = set()
     for entry in files:
         try:
-            path = _check_entry(entry)
+            path = _check_entry(entry, len(release_id))
         except (KeyError, TypeError, ValueError) as exc:
             raise Refused(f"release {release_id}: manifest.json lists {exc}") from None
         if path in paths or path in ("manifest.json", f"{release_id}.tar.gz"):

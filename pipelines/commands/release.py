@@ -123,13 +123,13 @@ def list_command(args: argparse.Namespace) -> int:
         print(f"no releases in {listing['store']}")
         return 0
     print(f"{len(releases)} release(s) in {listing['store']}, oldest first:")
-    print(f"  {'release id':<20}  {'published (UTC)':<20}  {'profile':<7}  engine  files  gates")
+    print(f"  {'release id':<35}  {'published (UTC)':<20}  {'profile':<7}  engine  files  gates")
     for entry in releases:
         gates = entry.get("gates", {})
         verdict = f"{sum(bool(v) for v in gates.values())}/{len(gates)} passed"
         kind = f"  [{entry['benchmark']}]" if entry.get("benchmark") else ""  # issue 18
         print(
-            f"  {entry['release_id']:<20}  {entry.get('published_at', ''):<20}  "
+            f"  {entry['release_id']:<35}  {entry.get('published_at', ''):<20}  "
             f"{entry.get('profile') or '':<7}  {entry.get('engine_version', ''):<6}  "
             f"{entry.get('files', 0):>5}  {verdict}{kind}"
         )

@@ -26,7 +26,7 @@ from pipelines.cli import build_parser
 from pipelines.commands import release as release_command
 from releases.download import pull
 from releases.errors import Interrupted, Refused
-from releases.identity import derive_release_id
+from releases.identity import PLACEHOLDER, derive_release_id
 from releases.store import publish, verify
 from releases.verification import verify_archive
 from tests.releases.hostile import (
@@ -135,7 +135,7 @@ def test_a_consistent_edit_of_any_file_of_any_role_changes_the_derived_id(
         shutil.copytree(source, path)
         data = (path / release_id / entry["path"]).read_bytes()
         forge_consistently(path, release_id, {entry["path"]: data + b"\n"})
-        expected = "derives release id gs-[0-9a-f]{16}, not its own"
+        expected = "derives release id gs-[0-9a-f]{32}, not its own"
         with pytest.raises(Refused, match=expected):
             verify(release_id, path)
 
@@ -145,9 +145,9 @@ def test_the_readme_names_the_id_and_the_manifest_says_where(store: tuple[Path, 
     entries = {e["path"]: e for e in manifest_of(path / release_id)["files"]}
     readme = (path / release_id / "README.md").read_bytes()
     offsets = entries["README.md"]["id_offsets"]
-    assert offsets and all(readme[o : o + 19] == release_id.encode() for o in offsets)
+    assert offsets and all(readme[o : o + 35] == release_id.encode() for o in offsets)
     # Swapping the id for another id-shaped string keeps the file's blanked hash: still refused.
-    forged = readme.replace(release_id.encode(), b"gs-RELEASEIDPENDING", 1)
+    forged = readme.replace(release_id.encode(), PLACEHOLDER.encode(), 1)
     (path / release_id / "README.md").write_bytes(forged)
     with pytest.raises(Refused, match=r"README\.md: SHA-256 mismatch"):
         verify(path / release_id)
