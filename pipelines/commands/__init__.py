@@ -88,16 +88,23 @@ def add_release_games_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def chosen_games(args: argparse.Namespace, tokens: list[str] | None) -> list[Any]:
+def chosen_games(
+    args: argparse.Namespace, tokens: list[str] | None, profile: str | None = None
+) -> list[Any]:
     """The games ``args`` name: ``tokens`` (seeds under ``--config``, presets, spec files,
     OpenSpiel games), or with ``--release`` the release's benchmark games as it carries them
-    (all of them when ``tokens`` is None). ``ValueError`` in one line for a token the release
-    does not hold or a release that does not verify."""
+    (all of them when ``tokens`` is None). ``profile``: the run profile whose configuration a
+    seed takes when ``--config`` is not given (default: ``$GENSTRAT_PROFILE``'s). ``ValueError``
+    in one line for a token the release does not hold or a release that does not verify."""
     from pathlib import Path
 
-    from arena.games import catalogue_from_table, resolve_games
+    from arena.games import catalogue_from_table, generation_config, resolve_games
+    from assets.run_profiles import get_profile
 
-    config, _ = game_options(args)
+    if profile is not None:  # a command that names its profile (tournament plan --profile)
+        config = generation_config(args.config or get_profile(profile).generation)
+    else:
+        config, _ = game_options(args)
     if getattr(args, "release", None) is None:
         if tokens is None:
             raise ValueError("no games given: pass --games or --release")

@@ -5,7 +5,11 @@
   the roster's) and write ``DIR/matches.parquet`` and ``DIR/moves.parquet``.
   Killed at any moment and started again with the same command, it ends with the corpus an
   uninterrupted run writes.  ``SEEDS``: comma-separated generator seeds, preset names, spec
-  files or OpenSpiel games (``openspiel:chess``, ``openspiel:go(board_size=9)``).
+  files or OpenSpiel games (``openspiel:chess``, ``openspiel:go(board_size=9)``); a seed is the
+  game of ``--config default|paper|FILE`` (default: the run profile's configuration), and the
+  LLM players read rulebooks in ``--style compact|paper`` (default: the roster's, else the
+  profile's). ``--release ID [--store DIR]`` plays a release's benchmark games by the specs it
+  carries (``--games`` then picks among them), never regenerating a seed.
   ``--parallel`` bounds the matches in flight (``--workers`` processes share them and
   the providers' limits); ``--retry-failed`` plays recorded timeouts and errors again;
   ``--offline`` answers every model call from ``DIR/cache.sqlite`` (a rebuild that calls no
@@ -50,7 +54,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipelines.commands import count
+from pipelines.commands import (
+    add_game_options,
+    add_release_games_options,
+    chosen_games,
+    count,
+    game_options,
+)
 
 if TYPE_CHECKING:
     from arena.tournament.runner import TournamentSummary
@@ -87,10 +97,13 @@ def register(subparsers: Any) -> None:
     run.add_argument("--roster", required=True, metavar="FILE", help="roster YAML file")
     run.add_argument(
         "--games",
-        required=True,
+        default=None,
         metavar="SEEDS",
-        help="comma-separated seeds, preset names, spec files or openspiel:<name> games",
+        help="comma-separated seeds, preset names, spec files or openspiel:<name> games "
+        "(with --release: which of its benchmark games; default all)",
     )
+    add_release_games_options(run)
+    add_game_options(run)
     run.add_argument(
         "--runs",
         required=True,
@@ -132,6 +145,8 @@ def register(subparsers: Any) -> None:
     plan.add_argument("--roster", required=True, metavar="FILE", help="roster YAML file")
     plan.add_argument("--profile", default=None, metavar="P", help="run profile (demo | paper)")
     plan.add_argument("--games", default=None, metavar="SEEDS", help="default: the demo games")
+    add_release_games_options(plan)
+    add_game_options(plan, style=False)
     plan.add_argument(
         "--runs", type=count(1, MAX_RUNS), default=None, metavar="N", help="default: the profile's"
     )
@@ -141,7 +156,6 @@ def register(subparsers: Any) -> None:
 
 
 def plan_command(args: argparse.Namespace) -> int:
-    from arena.games import resolve_games
     from arena.llm.plan import plan_tournament
     from arena.roster import load_roster, with_protocol, with_rulebook_style
     from assets.partitions import DEMO_BENCHMARK_GAMES
@@ -152,8 +166,11 @@ def plan_command(args: argparse.Namespace) -> int:
     profile = get_profile(args.profile)
     roster = with_protocol(load_roster(Path(args.roster)), profile.protocol)
     roster = with_rulebook_style(roster, profile.rulebook_style)
-    tokens = parse_game_list(args.games) if args.games else list(DEMO_BENCHMARK_GAMES)
-    games = resolve_games(tokens)
+    if args.games:
+        tokens: list[str] | None = parse_game_list(args.games)
+    else:
+        tokens = None if args.release else list(DEMO_BENCHMARK_GAMES)
+    games = chosen_games(args, tokens, profile.name)
     runs = args.runs or profile.runs_per_matchup
     plan = plan_tournament(roster, games, runs, Path(args.out) if args.out else None)
     report = plan.as_dict()
@@ -202,16 +219,20 @@ def plan_command(args: argparse.Namespace) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from arena.games import resolve_games
     from arena.progress import COMMAND_INTERVAL_S, ProgressReporter
-    from arena.roster import load_roster, with_protocol
+    from arena.roster import load_roster, with_protocol, with_rulebook_style
     from arena.tournament.runner import run_tournament
     from engines.tournament.schedule import parse_game_list
 
     roster = load_roster(Path(args.roster))
     if args.protocol is not None:
         roster = with_protocol(roster, args.protocol)
-    games = resolve_games(parse_game_list(args.games))
+    _, style = game_options(args)
+    if args.style is not None or roster.rulebook_style is None:
+        roster = with_rulebook_style(roster, style)
+    if args.games is None and args.release is None:
+        raise ValueError("no games given: pass --games SEEDS, or --release ID for its games")
+    games = chosen_games(args, parse_game_list(args.games) if args.games else None)
     with ProgressReporter(
         "tournament", unit="matches", every_s=COMMAND_INTERVAL_S, enabled=not args.quiet
     ) as reporter:
