@@ -25,10 +25,10 @@ from engines.gbg.rng import derive_seed
 from engines.openspiel.spec import OpenSpielSpec
 from engines.openspiel.text import (
     CACHED_FAMILIES,
-    ROUNDS,
     action_names,
     poker_fields,
     poker_spent,
+    poker_street,
     turn_prompt,
 )
 
@@ -180,8 +180,7 @@ class OpenSpielState:
     @property
     def phase_id(self) -> str:
         if self.spec.family == "universal_poker" and not self.is_terminal():
-            rnd = int(poker_fields(self.ps.information_state_string(0)).get("Round", "0"))
-            return ROUNDS[min(rnd, 3)]
+            return poker_street(poker_fields(self.ps.information_state_string(0)))
         return "play"
 
     def returns(self) -> tuple[int, int]:

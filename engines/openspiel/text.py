@@ -139,13 +139,24 @@ def rules_text(spec: Any) -> str:
     return f"{spec.name}\n\n{body}{tail}\n"
 
 
-_POKER_INFO = re.compile(r"\[(\w+): ([^\]]*)\]")
+# universal_poker writes ``[Round 1][Player: 0][Pot: 4]...``: the round without a colon, the
+# other fields with one (universal_poker.cc's ``InformationStateString``, open_spiel 2.0.2).
+_POKER_INFO = re.compile(r"\[(\w+):? ([^\]]*)\]")
 ROUNDS = ("preflop", "flop", "turn", "river")
 
 
 def poker_fields(info: str) -> dict[str, str]:
-    """The bracketed fields of universal_poker's information-state string."""
+    """The bracketed fields of universal_poker's information-state string (``Round``,
+    ``Player``, ``Pot``, ``Money``, ``Private``, ``Public``, ``Sequences``)."""
     return {k: v.strip() for k, v in _POKER_INFO.findall(info)}
+
+
+def poker_street(fields: dict[str, str]) -> str:
+    """The betting round's name (``preflop``, ``flop``, ``turn``, ``river``) from the fields of
+    an information state; ``ValueError`` when the state names no round."""
+    if "Round" not in fields:
+        raise ValueError(f"no round in the poker information state {fields}")
+    return ROUNDS[min(int(fields["Round"]), 3)]
 
 
 def poker_names(ps: Any, seat: int, actions: list[int]) -> list[str]:
@@ -331,10 +342,9 @@ def observation_text(state: Any, seat: int) -> str:
     if family == "universal_poker":
         f = poker_fields(ps.information_state_string(seat))
         spent = poker_spent(ps)
-        rnd = int(f.get("Round", "0"))
         board = f.get("Public", "") or "none"
         return (
-            f"Round: {ROUNDS[min(rnd, 3)]}. Your cards: {f.get('Private', '?')}. Community "
+            f"Round: {poker_street(f)}. Your cards: {f.get('Private', '?')}. Community "
             f"cards: {board}. Chips in the pot: you {spent[seat]}, opponent "
             f"{spent[1 - seat]}. Betting so far (r = raise to, c = call/check, f = fold, "
             f"| separates rounds): {f.get('Sequences', '') or 'none'}."
