@@ -61,10 +61,11 @@ from assets.partitions import OPENSPIEL_GAMES, concat_partitions
 from assets.release import ReleaseConfig, analysis_settings, release_metadata, verify_published
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import roster_from_table
-from engines.openspiel.spec import is_openspiel_token
+from engines.openspiel.spec import PROTOCOLS, is_openspiel_token
 from engines.tournament import corpus_checks
 from engines.tournament.pairs import complete_pairs
 from engines.tournament.records import MATCH_SCHEMA, MOVE_SCHEMA
+from quality.schema import declared
 from releases.analysis import AnalysisSettings
 from releases.contents import publish_release, published_row
 
@@ -256,6 +257,94 @@ def tournament_moves(paths: ProjectPaths, tokens: list[str]) -> pd.DataFrame:
     return concat_partitions(dict(zip(tokens, frames, strict=True)), MOVE_SCHEMA.names)
 
 
+RETHINKS = "openspiel_rethinks"
+"""The release's table of rethinks per game and player: what each game's protocol allowed and
+what was played (issue 46, item 6)."""
+
+
+def asked_players(roster: pd.DataFrame) -> set[str]:
+    """The roster's players whose moves are asked of a model (``ApiEntry``): in an OpenSpiel
+    game they get the game's protocol's rethinks (``arena.llm.player.LLMPlayer.decide``), not
+    the roster's; built-in agents and programs are never asked again."""
+    from arena.roster import ApiEntry
+
+    return {p.name for p in roster_from_table(roster).players if isinstance(p, ApiEntry)}
+
+
+def allowed_rethinks(games: pd.DataFrame) -> dict[str, int]:
+    """Per game token: the rethinks its protocol allows a model after an unparsable or illegal
+    reply (``engines.openspiel.spec.PROTOCOLS``)."""
+    return {
+        str(g): PROTOCOLS[str(p)].rethinks
+        for g, p in zip(games["game"], games["protocol"], strict=True)
+    }
+
+
+def rethink_table(
+    games: pd.DataFrame, matches: pd.DataFrame, moves: pd.DataFrame, asked: set[str]
+) -> pd.DataFrame:
+    """One row per (game, player) of the released matches: the game's protocol, the rethinks
+    it allowed the player per move (its protocol's for a model, 0 for a built-in agent), the
+    moves and rethinks the match table records for the player, and the most in one move (from
+    the moves table). ``ValueError`` (one line) when a move took more rethinks than its game
+    allowed: the record would contradict the protocol."""
+    allowed = allowed_rethinks(games)
+    protocol = dict(zip(games["game"].astype(str), games["protocol"].astype(str), strict=True))
+    seats = []
+    for seat in ("alice", "bob"):
+        part = matches[["match_id", "game", seat, f"moves_{seat}", f"rethinks_{seat}"]]
+        seats.append(part.set_axis(["match_id", "game", "player", "moves", "rethinks"], axis=1))
+    per_seat = pd.concat(seats, ignore_index=True)
+    game_of = dict(zip(matches["match_id"], matches["game"].astype(str), strict=True))
+    moved = moves.loc[moves["match_id"].isin(game_of)]
+    most: dict[tuple[str, str], int] = {}
+    for match_id, player, n in zip(
+        moved["match_id"], moved["player"], moved["rethinks"], strict=True
+    ):
+        key = (game_of[match_id], str(player))
+        most[key] = max(most.get(key, 0), int(n))
+    rows = []
+    for (game, player), group in per_seat.groupby(["game", "player"], sort=True):
+        game, player = str(game), str(player)
+        limit = allowed[game] if player in asked else 0
+        n_moves, n_rethinks = int(group["moves"].sum()), int(group["rethinks"].sum())
+        top = most.get((game, player), 0)
+        if top > limit:
+            raise ValueError(
+                f"{player} took {top} rethinks in one move of {game}, whose protocol "
+                f"{protocol[game]} allows {limit}"
+            )
+        rows.append(
+            {
+                "game": game,
+                "player": player,
+                "protocol": protocol[game],
+                "rethinks_allowed": limit,
+                "moves": n_moves,
+                "rethinks": n_rethinks,
+                "rethinks_per_move": n_rethinks / n_moves if n_moves else 0.0,
+                "most_in_one_move": top,
+            }
+        )
+    return pd.DataFrame(rows, columns=list(declared(RETHINKS).names))
+
+
+def released_roster(roster: pd.DataFrame, rethinks: pd.DataFrame) -> pd.DataFrame:
+    """The roster's players that played, each model's ``rethinks`` the most any of its games'
+    protocols allowed it (``openspiel_rethinks`` has them per game): the roster's own count
+    (the profile's move protocol, 0 under the paper's) is not what an OpenSpiel game gives a
+    model. Built-in agents keep the roster's value (they are never asked again)."""
+    played = set(rethinks["player"])
+    kept = roster.loc[roster["name"].isin(played)].reset_index(drop=True)
+    asked = asked_players(roster)
+    most = rethinks.groupby("player")["rethinks_allowed"].max()
+    values = [
+        int(most[name]) if name in asked else int(value)
+        for name, value in zip(kept["name"], kept["rethinks"], strict=True)
+    ]
+    return kept.assign(rethinks=pd.Series(values, index=kept.index, dtype="int64"))
+
+
 def openspiel_release_tables(
     games: pd.DataFrame,
     corpus: pd.DataFrame | Mapping[str, pd.DataFrame],
@@ -265,17 +354,19 @@ def openspiel_release_tables(
 ) -> dict[str, pd.DataFrame]:
     """The tables of the group's release, under the generated benchmark's names where they
     hold the same thing (the gates and the analysis key on them): the games, every match of
-    every partition, the complete pairs, the moves, the leaderboard, and the roster's players
-    that played."""
+    every partition, the complete pairs, the moves, the leaderboard, the rethinks per game and
+    player (:func:`rethink_table`), and the roster's players that played with the rethinks
+    their games allowed (:func:`released_roster`)."""
     matches = concat_partitions(corpus, MATCH_SCHEMA.names)
-    played = set(matches["alice"]) | set(matches["bob"])
+    rethinks = rethink_table(games, matches, moves, asked_players(roster))
     return {
         "openspiel_games": games,
         "match_corpus": matches,
         "complete_pairs": openspiel_pairs(corpus),
         "match_moves": moves,
         "leaderboards": leaderboards,
-        "roster": roster.loc[roster["name"].isin(played)].reset_index(drop=True),
+        RETHINKS: rethinks,
+        "roster": released_roster(roster, rethinks),
     }
 
 
@@ -284,7 +375,7 @@ def engine_version_of(games: pd.DataFrame) -> str:
     versions = sorted(set(games["engine_version"].astype(str)))
     if len(versions) != 1:
         raise ValueError(f"the OpenSpiel games have {len(versions)} engine versions, not one")
-    return versions[0]
+    return str(versions[0])
 
 
 def build_openspiel_release(

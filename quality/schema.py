@@ -444,6 +444,30 @@ OPENSPIEL_GAMES = Table(
     ),
 )
 
+# issue 46: the rethinks of the openspiel group's release, per game and player.
+OPENSPIEL_RETHINKS = Table(
+    "openspiel_rethinks",
+    "one row per (OpenSpiel game, player) of the openspiel group's release: the rethinks the "
+    "game's protocol allowed the player and those it played (issue 46)",
+    "asset openspiel_release (from match_corpus, match_moves and openspiel_games)",
+    (
+        col("game", "string", "game token, openspiel:<name>[(<params>)]"),
+        col("player", "string", "player name (roster)"),
+        col("protocol", "string", "the game's move protocol (engines.openspiel.spec.PROTOCOLS)"),
+        col(
+            "rethinks_allowed",
+            "int64",
+            "retries allowed per move after an unparsable or illegal reply (0: a built-in "
+            "agent, never asked again)",
+            "retries",
+        ),
+        col("moves", "int64", "the player's moves in the game's released matches", "moves"),
+        col("rethinks", "int64", "retries the player took in those moves", "retries"),
+        col("rethinks_per_move", "float64", "rethinks over moves"),
+        col("most_in_one_move", "int64", "the most retries in one move", "retries"),
+    ),
+)
+
 _SEAT_DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "fallbacks": ("moves that fell back to a default action (unparsable reply)", "moves"),
     "rethinks": ("retries after an unparsable or illegal reply", "retries"),
@@ -1045,6 +1069,7 @@ TABLES: dict[str, Table] = {
         AXIS_CORRELATIONS,
         ROSTER,
         OPENSPIEL_GAMES,
+        OPENSPIEL_RETHINKS,
         MATCH_CORPUS,
         COMPLETE_PAIRS,
         SUPERSEDED_MATCHES,

@@ -270,6 +270,10 @@ def test_the_group_release_is_published_verifies_and_holds_the_assets(
         released(folder, "openspiel_games")[["game", "spec_hash", "engine_version"]],
         games[["game", "spec_hash", "engine_version"]],
     )
+    rethinks = released(folder, openspiel.RETHINKS)  # built-in agents: none allowed or taken
+    assert len(rethinks) == len(GAMES) * len(PLAYERS)
+    assert set(rethinks["player"]) == set(PLAYERS) and set(rethinks["game"]) == set(GAMES)
+    assert (rethinks[["rethinks_allowed", "rethinks"]] == 0).all().all()
     moves = released(folder, "match_moves")
     assert set(moves["match_id"]) == set(corpus["match_id"])
     assert len(moves) == int(corpus["n_moves"].sum()) and "latency_s" not in moves.columns
