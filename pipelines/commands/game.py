@@ -226,13 +226,8 @@ def _openspiel_play(args: argparse.Namespace) -> int:
 
     from arena.reference_engines import agent_plays, make_builtin
     from engines.openspiel import parse_openspiel
-    from engines.openspiel.text import (
-        compact_menu,
-        move_history,
-        observation_text,
-        rules_text,
-        side_name,
-    )
+    from engines.openspiel.boards import position_text
+    from engines.openspiel.text import compact_menu, move_history, rules_text, side_name
 
     spec = parse_openspiel(args.seed)
     name = args.vs or "mcts"
@@ -257,7 +252,7 @@ def _openspiel_play(args: argparse.Namespace) -> int:
                 print(f"{name} plays {move}")
                 state.apply(move)
                 continue
-            print(observation_text(state, me))
+            print(position_text(state, me), end="")  # the board in Unicode, or the cards
             print(f"Moves so far: {move_history(state, me)}")
             legal = state.legal_actions()
             print("Legal moves: " + ", ".join(compact_menu(legal)))
@@ -271,6 +266,7 @@ def _openspiel_play(args: argparse.Namespace) -> int:
         close = getattr(bot, "close", None)
         if close is not None:
             close()
+    print(position_text(state, me), end="")  # the final position
     mine = state.returns()[me]
     how = f" ({state.adjudicated})" if state.adjudicated else ""
     verdict = "won" if mine > 0 else "lost" if mine < 0 else "drew"

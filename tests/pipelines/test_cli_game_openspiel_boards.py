@@ -10,6 +10,7 @@ the point its move names (rows counted as the labels say, Go's columns skipping 
 from __future__ import annotations
 
 import re
+
 import chess
 import pytest
 
