@@ -226,7 +226,10 @@ def followed_deps(
     refresh starts at the roots and reaches it through the others), and those of a dep only
     roots lead to when a deeper dep descends from those roots too (``episode_adaptation``, from
     ``roster`` alone, beside ``ablations``: a refresh updates the first one wave after the roots,
-    long before the rest, and reaches the asset through the second). ``writes_partitions_of``
+    long before the rest, and reaches the asset through the second); but an asset whose
+    partition set another asset writes keeps following the roots that writer does not descend
+    from (``match_corpus`` follows ``roster`` beside ``benchmark_games``: waiting for everything
+    above it, a refresh still starts it once). ``writes_partitions_of``
     adds the edges the graph does not declare: ``benchmark_games`` writes the partition set of
     ``match_corpus``, so a new benchmark reaches ``ablations`` through ``leaderboards``.
     """
@@ -257,11 +260,16 @@ def followed_deps(
     def roots_of(key: dg.AssetKey) -> set[dg.AssetKey]:
         return ({key} | ancestors.get(key, set())) & root_set
 
+    written_by = {key: w for w, written in writes_partitions_of.items() for key in written}
     ignored: dict[dg.AssetKey, frozenset[dg.AssetKey]] = {}
     for key, parents in deps.items():
         shadowed = {p for p in parents if any(p in ancestors[o] for o in parents if o != p)}
         if parents - root_set:
-            shadowed |= parents & root_set
+            # except a root the writer of the asset's partition set does not descend from:
+            # the tournament follows the roster (a roster change alone plays the new players)
+            # and reads its games from benchmark_games, which writes its partitions
+            own = ancestors.get(written_by[key], set()) if key in written_by else None
+            shadowed |= {r for r in parents & root_set if own is None or r in own}
         # a dep only roots lead to, when a deeper dep descends from those roots too
         # (``episode_adaptation`` beside ``ablations``): a refresh updates it one wave after the
         # roots, long before the rest, and reaches this asset later through the deeper one

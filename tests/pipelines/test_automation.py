@@ -122,9 +122,9 @@ def test_every_asset_but_the_roots_follows_upstream() -> None:
         else:
             assert condition == plan.condition(key), key
             if key.to_user_string() in ("match_corpus", "match_moves"):
-                # partitioned by the set benchmark_games writes, and not downstream of it
-                assert plan.writer[key] == dg.AssetKey("benchmark_games")
-                assert condition != follow(plan.ignored[key], plan.upstream[key])
+                # partitioned by the set benchmark_games writes, and downstream of it: the
+                # tournament reads each game's spec from there (its identity is carried)
+                assert dg.AssetKey("benchmark_games") in plan.upstream[key]
     sensor = defs.resolve_sensor_def("follow_upstream")
     assert isinstance(sensor, dg.AutomationConditionSensorDefinition)
 
@@ -405,7 +405,8 @@ def test_in_the_real_graph_the_last_assets_follow_only_their_last_deps() -> None
     assert followed("anchored_scales") == {k("match_corpus")}
     assert {k("episode_adaptation"), k("program_track")} <= plan.ignored[k("release_bundle")]
     assert followed("ablations") == {k("leaderboards")}
-    assert followed("match_corpus") == {k("roster")}
+    # the roster (a roster change alone plays the new players) and the games' specs
+    assert followed("match_corpus") == {k("roster"), k("benchmark_games")}
     assert plan.depth[k("release_bundle")] == max(plan.depth.values())
 
 
