@@ -109,7 +109,7 @@ def test_the_roster_sensor_requests_only_the_roster(
 
 
 def test_every_asset_but_the_roots_follows_upstream() -> None:
-    from pipelines.automation import ROOT_ASSETS, follow, follows_of
+    from pipelines.automation import ROOT_ASSETS, follows_of
     from pipelines.definitions import stage_assets
 
     graph = defs.resolve_asset_graph()
