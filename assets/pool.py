@@ -144,6 +144,8 @@ def seed_pool(
 def accepted_games(seed_pool: pd.DataFrame, profile: RunProfile) -> dg.Output[pd.DataFrame]:
     style = profile.get().rulebook_style
     kept = seed_pool[seed_pool["accepted"]].copy()
+    if "private" not in kept.columns:  # a pool stored before editions kept games private
+        kept["private"] = False
     kept["rulebook"] = [rulebook(GameSpec.from_json(s), style=style) for s in kept["spec_json"]]
     columns = [
         "seed",

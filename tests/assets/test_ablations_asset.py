@@ -69,8 +69,8 @@ def test_ablations_materialize_with_a_scripted_local_model(tmp_path: Path) -> No
         result = dg.materialize(
             [roster_stub, board_stub, benchmark_stub, pool_stub, ablations],
             resources={
-                "paths": ProjectPaths(data_dir=str(tmp_path)),
-                "profile": RunProfile(),
+                "paths": ProjectPaths(data_dir=str(tmp_path), profile="demo", edition=1),
+                "profile": RunProfile(name="demo", edition=1),
                 "local_llm": LocalModel(url=server.url),  # the server through the resource
             },
             run_config={
@@ -84,7 +84,7 @@ def test_ablations_materialize_with_a_scripted_local_model(tmp_path: Path) -> No
     assert families == {"search", "smollm2"}
     metadata = result.asset_materializations_for_node("ablations")[0].metadata
     assert "| True | admitted |" in metadata["authoring_attempts"].value  # the repair
-    assert (tmp_path / "ablations" / "cache.sqlite").exists()
+    assert (tmp_path / "demo" / "edition-1" / "ablations" / "cache.sqlite").exists()
 
 
 @pytest.mark.slow

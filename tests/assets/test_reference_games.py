@@ -49,7 +49,8 @@ def test_problems_are_named() -> None:
 
 
 def test_materialized_to_parquet_and_checked(tmp_path: Path) -> None:
-    io_manager = ParquetIOManager(paths=ProjectPaths(data_dir=str(tmp_path)))
+    paths = ProjectPaths(data_dir=str(tmp_path), profile="demo", edition=1)
+    io_manager = ParquetIOManager(paths=paths)
 
     result = dg.materialize(
         [reference_games, reference_games_well_formed], resources={"io_manager": io_manager}
@@ -58,5 +59,5 @@ def test_materialized_to_parquet_and_checked(tmp_path: Path) -> None:
     assert result.success
     [evaluation] = result.get_asset_check_evaluations()
     assert evaluation.passed
-    stored = pd.read_parquet(tmp_path / "reference_games.parquet")
+    stored = pd.read_parquet(tmp_path / "demo" / "edition-1" / "reference_games.parquet")
     pd.testing.assert_frame_equal(stored, reference_games().value)

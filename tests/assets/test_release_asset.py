@@ -393,7 +393,9 @@ def test_the_release_holds_every_table_of_the_analysis_and_the_figures(
     }  # fmt: skip
     # (rethink_fallback needs the seat columns moves/fallbacks/rethinks, which this made-up
     # corpus leaves out; tests/engines/stats/test_stats_analysis.py covers it)
+    across = {"edition_scores", "edition_saturation"}  # the anchored scores by edition
     expected = {*release.RELEASE_INPUTS, "axis_diagnostics", "axis_correlations", *analysis}
+    expected |= across
     assert tables == expected
     assert analysis - {SUMMARY} <= set(SHIPPED) and not set(SHIPPED) & set(NOT_SHIPPED)
 
