@@ -25,7 +25,8 @@ construction (the release store's seed ledger checks it again). The profile's
 paper's: weekly), while the nightly refreshes in between add players to the current edition.
 ``$GENSTRAT_EDITION`` (or the ``profile`` resource's ``edition``) chooses one explicitly, and
 ``$GENSTRAT_COMPLEXITY`` the generator's complexity dial of an edition (the saturation watch's
-answer to a field the benchmark no longer separates). The
+answer to a field the benchmark no longer separates), and ``$GENSTRAT_PRIVATE_GAMES`` how many
+games of each edition are kept private (``arena.heldout``). The
 profile and edition name where a materialization's data lives (:meth:`Profile.data_namespace`),
 so profiles and editions materialized into one data folder never read each other's tables.
 
@@ -51,6 +52,8 @@ from engines.gbg.generator import GenerationConfig, named_config
 PROFILE_ENV_VAR = "GENSTRAT_PROFILE"
 EDITION_ENV_VAR = "GENSTRAT_EDITION"
 COMPLEXITY_ENV_VAR = "GENSTRAT_COMPLEXITY"
+PRIVATE_ENV_VAR = "GENSTRAT_PRIVATE_GAMES"
+MAX_PRIVATE_GAMES = 100
 DEFAULT_PROFILE = "demo"
 # The largest edition number accepted: a typo guard (a weekly cadence reaches it in 190 years).
 MAX_EDITION = 10_000
@@ -178,7 +181,7 @@ class Profile(BaseModel):
     private_games: int = Field(
         default=0,
         ge=0,
-        le=100,
+        le=MAX_PRIVATE_GAMES,
         description="games of the edition kept private: drawn from secret seeds, published as "
         "salted commitments with aggregate scores, revealed by a later edition (arena.heldout)",
     )
@@ -335,6 +338,14 @@ def get_profile(
             f"unknown profile {chosen!r} (from {PROFILE_ENV_VAR} or config); "
             f"choose one of: {choices}"
         ) from None
+    held = os.environ.get(PRIVATE_ENV_VAR, "").strip()
+    if held:
+        if not held.isdigit() or int(held) > MAX_PRIVATE_GAMES:
+            raise ValueError(
+                f"{PRIVATE_ENV_VAR} must be a whole number from 0 to {MAX_PRIVATE_GAMES}, "
+                f"got {held!r}"
+            )
+        profile = profile.model_copy(update={"private_games": int(held)})
     dial = os.environ.get(COMPLEXITY_ENV_VAR, "").strip()
     if dial:
         try:

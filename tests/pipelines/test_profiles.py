@@ -85,6 +85,8 @@ def test_editions_draw_consecutive_disjoint_seed_ranges_on_the_profile_cadence(
         ("GENSTRAT_EDITION", "1e3", "edition must be a positive whole number"),
         ("GENSTRAT_COMPLEXITY", "9", "GENSTRAT_COMPLEXITY must be a number from 0.5 to 4.0"),
         ("GENSTRAT_COMPLEXITY", "hard", "GENSTRAT_COMPLEXITY must be a number from 0.5 to 4.0"),
+        ("GENSTRAT_PRIVATE_GAMES", "-1", "GENSTRAT_PRIVATE_GAMES must be a whole number from 0"),
+        ("GENSTRAT_PRIVATE_GAMES", "101", "GENSTRAT_PRIVATE_GAMES must be a whole number from 0"),
     ],
 )
 def test_a_bad_edition_or_dial_is_refused_in_one_line(
@@ -105,3 +107,14 @@ def test_the_complexity_dial_of_an_edition_reaches_the_generation_config(
     assert harder.model_dump(mode="json")["complexity"] == 2.0
     monkeypatch.delenv("GENSTRAT_COMPLEXITY")
     assert "complexity" not in get_profile("tiny-paper").model_dump(mode="json")
+
+
+def test_a_deployment_keeps_games_private_by_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GENSTRAT_PRIVATE_GAMES", "10")
+    assert get_profile("paper").private_games == 10
+    monkeypatch.setenv("GENSTRAT_PRIVATE_GAMES", "0")
+    assert "private_games" not in get_profile("tiny-paper").model_dump(mode="json")
+    monkeypatch.delenv("GENSTRAT_PRIVATE_GAMES")
+    assert get_profile("tiny-paper").private_games == 1 and get_profile("paper").private_games == 0
