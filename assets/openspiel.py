@@ -345,6 +345,56 @@ def released_roster(roster: pd.DataFrame, rethinks: pd.DataFrame) -> pd.DataFram
     return kept.assign(rethinks=pd.Series(values, index=kept.index, dtype="int64"))
 
 
+PGN = "chess_pgn"
+"""The release's table of chess games in PGN (issue 46, item 4); ``releases.contents`` writes
+each as ``pgn/<match_id>.pgn``."""
+
+
+def chess_pgn_table(
+    games: pd.DataFrame, matches: pd.DataFrame, moves: pd.DataFrame
+) -> pd.DataFrame:
+    """One row per match of a chess game (any status, in match-table order): who had White and
+    Black, the result and how the game ended, its plies and final FEN, the game in PGN
+    (``engines.openspiel.pgn.match_pgn``, replayed on OpenSpiel from the play seed) and the
+    release path of its ``.pgn`` file. ``ValueError`` (one line) when a game's token no longer
+    gives the spec hash the games table recorded, or a match's moves do not replay."""
+    from engines.openspiel import parse_openspiel
+    from engines.openspiel.pgn import match_pgn
+
+    chess = games.loc[games["openspiel_name"] == "chess"]
+    by_match = {
+        str(k): g.sort_values("index").to_dict("records")
+        for k, g in moves.groupby("match_id", sort=False)
+    }
+    rows = []
+    for token, spec_hash in zip(chess["game"], chess["spec_hash"], strict=True):
+        spec = parse_openspiel(str(token))
+        if spec.spec_hash != spec_hash:
+            raise ValueError(f"{token}: spec hash {spec.spec_hash[:12]}, recorded {spec_hash[:12]}")
+        for match in matches.loc[matches["game"] == token].to_dict("records"):
+            match_id = str(match["match_id"])
+            try:
+                text, summary = match_pgn(spec, match, by_match.get(match_id, []))
+            except ValueError as exc:
+                raise ValueError(f"match {match_id} of {token}: {exc}") from None
+            rows.append(
+                {
+                    "match_id": match_id,
+                    "game": str(token),
+                    "run_id": match["run_id"],
+                    "run_index": int(match["run_index"]),
+                    "deal": int(match["deal"]),
+                    "white": match["bob"],
+                    "black": match["alice"],
+                    "status": match["status"],
+                    **summary,
+                    "pgn": text,
+                    "path": f"pgn/{match_id}.pgn",
+                }
+            )
+    return pd.DataFrame(rows, columns=list(declared(PGN).names))
+
+
 def openspiel_release_tables(
     games: pd.DataFrame,
     corpus: pd.DataFrame | Mapping[str, pd.DataFrame],
@@ -355,11 +405,12 @@ def openspiel_release_tables(
     """The tables of the group's release, under the generated benchmark's names where they
     hold the same thing (the gates and the analysis key on them): the games, every match of
     every partition, the complete pairs, the moves, the leaderboard, the rethinks per game and
-    player (:func:`rethink_table`), and the roster's players that played with the rethinks
-    their games allowed (:func:`released_roster`)."""
+    player (:func:`rethink_table`), the roster's players that played with the rethinks their
+    games allowed (:func:`released_roster`), and every chess game in PGN when chess was played
+    (:func:`chess_pgn_table`)."""
     matches = concat_partitions(corpus, MATCH_SCHEMA.names)
     rethinks = rethink_table(games, matches, moves, asked_players(roster))
-    return {
+    tables = {
         "openspiel_games": games,
         "match_corpus": matches,
         "complete_pairs": openspiel_pairs(corpus),
@@ -368,6 +419,9 @@ def openspiel_release_tables(
         RETHINKS: rethinks,
         "roster": released_roster(roster, rethinks),
     }
+    if (games["openspiel_name"] == "chess").any():
+        tables[PGN] = chess_pgn_table(games, matches, moves)
+    return tables
 
 
 def engine_version_of(games: pd.DataFrame) -> str:

@@ -468,6 +468,35 @@ OPENSPIEL_RETHINKS = Table(
     ),
 )
 
+# issue 46: every chess game of the openspiel group's release in PGN (and pgn/<match_id>.pgn).
+CHESS_PGN = Table(
+    "chess_pgn",
+    "one row per chess match of the openspiel group's release: the game in Portable Game "
+    "Notation (also the file pgn/<match_id>.pgn), replayed on OpenSpiel (issue 46)",
+    "asset openspiel_release (from match_corpus and match_moves; engines.openspiel.pgn)",
+    (
+        col("match_id", "string", "the match (match_corpus.match_id)"),
+        col("game", "string", "game token, openspiel:chess[(<params>)]"),
+        col("run_id", "string", "the run (both seat-swapped deals)"),
+        col("run_index", "int64", "run number within the matchup"),
+        col("deal", "int64", "deal within the run (0, 1: seats swapped)"),
+        col("white", "string", "the player with White (Bob: OpenSpiel's player 1)"),
+        col("black", "string", "the player with Black (Alice: OpenSpiel's player 0)"),
+        col("status", "string", "the match's status (complete | forfeit | timeout | error)"),
+        col("result", "string", "PGN result: 1-0 | 0-1 | 1/2-1/2 | * (no result)"),
+        col(
+            "termination",
+            "string",
+            "PGN Termination: normal | adjudication (move cap) | rules infraction (forfeit) | "
+            "unterminated",
+        ),
+        col("plies", "int64", "half-moves played", "moves"),
+        col("final_fen", "string", "the final position in Forsyth-Edwards Notation"),
+        col("pgn", "string", "the game in PGN (export format)"),
+        col("path", "string", "the game's file in the release"),
+    ),
+)
+
 _SEAT_DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "fallbacks": ("moves that fell back to a default action (unparsable reply)", "moves"),
     "rethinks": ("retries after an unparsable or illegal reply", "retries"),
@@ -1070,6 +1099,7 @@ TABLES: dict[str, Table] = {
         ROSTER,
         OPENSPIEL_GAMES,
         OPENSPIEL_RETHINKS,
+        CHESS_PGN,
         MATCH_CORPUS,
         COMPLETE_PAIRS,
         SUPERSEDED_MATCHES,

@@ -216,6 +216,26 @@ def rulebook_texts(tables: Mapping[str, pd.DataFrame]) -> dict[str, str]:
     return texts
 
 
+PGN_TABLE = "chess_pgn"
+"""The openspiel group's chess games in PGN (``assets.openspiel.chess_pgn_table``)."""
+
+
+def pgn_texts(tables: Mapping[str, pd.DataFrame]) -> dict[str, str]:
+    """``pgn/<match_id>.pgn`` for each chess game of the ``chess_pgn`` table whose match is
+    released (every released match table's ``match_id``), and ``pgn/games.pgn`` with them all
+    in the table's order (one file a chess program opens whole); none without the table."""
+    frame = tables.get(PGN_TABLE)
+    if frame is None or frame.empty:
+        return {}
+    matches = [tables[n] for n in MATCH_TABLES if n in tables and "match_id" in tables[n]]
+    released = set().union(*(set(m["match_id"].astype(str)) for m in matches))
+    kept = frame.loc[frame["match_id"].astype(str).isin(released)]
+    texts = {str(p): str(t) for p, t in zip(kept["path"], kept["pgn"], strict=True)}
+    if texts:
+        texts["pgn/games.pgn"] = "\n".join(texts.values())
+    return texts
+
+
 def plot_images(tables: Mapping[str, pd.DataFrame]) -> dict[str, bytes]:
     """The release's figures of its tables, as PNG and SVG: the picture of the seed pool
     (``plots/seed_pool``) and the benchmark games on state space x temporal contingency, each
@@ -436,7 +456,7 @@ def publish_release(
         benchmark=benchmark,
         engine_version=None if engine_version == ENGINE_VERSION else engine_version,
     )
-    texts = {**rulebook_texts(released), **documents(released)}
+    texts = {**rulebook_texts(released), **pgn_texts(released), **documents(released)}
     images = {
         **plot_images(released),
         **(analysed.figures if analysed is not None else {}),
