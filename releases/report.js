@@ -335,8 +335,248 @@
       fact(result, "Bob (" + deal.bob + ")", signed(deal.delta[1]) + " chips");
       detail.appendChild(result);
     }
+    renderBoard(deal, k);
     renderView(deal, k, 0);
     renderView(deal, k, 1);
+  }
+
+  // -- boards (OpenSpiel deals: releases/report.py's replay_openspiel, packed FEN-style) -------
+
+  // The SVG namespace, from the page's own empty <svg> (releases/report.py's viewer_page).
+  function svgNamespace() {
+    var holder = document.getElementById("svg-namespace");
+    return holder ? holder.namespaceURI : null;
+  }
+  // The solid glyphs for both colours (drawn white or black by the stylesheet).
+  var PIECE_GLYPHS = { k: "\u265a", q: "\u265b", r: "\u265c", b: "\u265d", n: "\u265e", p: "\u265f" };
+
+  function svg(name, attrs, text) {
+    var node = document.createElementNS(svgNamespace(), name);
+    Object.keys(attrs || {}).forEach(function (key) {
+      node.setAttribute(key, String(attrs[key]));
+    });
+    if (text !== undefined && text !== null) {
+      node.textContent = String(text);
+    }
+    return node;
+  }
+
+  function unpackRows(packed) {
+    return packed.split("/").map(function (row) {
+      return row.replace(/\d+/g, function (run) {
+        return new Array(parseInt(run, 10) + 1).join(".");
+      });
+    });
+  }
+
+  function canvas(family, width, height) {
+    var root = svg("svg", {
+      viewBox: "0 0 " + String(width) + " " + String(height),
+      width: width,
+      height: height,
+      "class": "board board-" + family,
+      role: "img"
+    });
+    root.setAttribute("data-family", family);
+    return root;
+  }
+
+  function label(root, x, y, text) {
+    root.appendChild(svg("text", { x: x, y: y, "class": "coord" }, text));
+  }
+
+  function drawChess(board, rows, changed) {
+    var cell = 44;
+    var pad = 22;
+    var root = canvas("chess", pad + 8 * cell + 6, 8 * cell + pad + 6);
+    rows.forEach(function (row, i) {
+      label(root, pad / 2, i * cell + cell / 2 + 4, board.ranks[i]);
+      row.split("").forEach(function (piece, j) {
+        var square = board.files[j] + board.ranks[i];
+        var tone = (i + j) % 2 === 0 ? "light" : "dark";
+        var rect = svg("rect", {
+          x: pad + j * cell, y: i * cell, width: cell, height: cell,
+          "class": "square " + tone + (changed(i, j) ? " moved" : "")
+        });
+        rect.setAttribute("data-square", square);
+        root.appendChild(rect);
+        if (piece !== ".") {
+          var white = piece === piece.toUpperCase();
+          var glyph = svg("text", {
+            x: pad + j * cell + cell / 2, y: i * cell + cell / 2 + 2,
+            "class": "piece " + (white ? "white" : "black")
+          }, PIECE_GLYPHS[piece.toLowerCase()]);
+          glyph.setAttribute("data-square", square);
+          glyph.setAttribute("data-piece", piece);
+          root.appendChild(glyph);
+        }
+      });
+    });
+    board.files.forEach(function (file, j) {
+      label(root, pad + j * cell + cell / 2, 8 * cell + pad - 6, file);
+    });
+    return root;
+  }
+
+  function drawGo(board, rows, changed) {
+    var n = rows.length;
+    var m = rows[0].length;
+    var cell = 34;
+    var pad = 40;  // room for the coordinates outside the stones (radius cell / 2 - 2)
+    var side = 2 * pad + (m - 1) * cell;
+    var root = canvas("go", side, 2 * pad + (n - 1) * cell);
+    root.appendChild(svg("rect", { x: 0, y: 0, width: side, height: 2 * pad + (n - 1) * cell, "class": "wood" }));
+    for (var i = 0; i < n; i++) {
+      root.appendChild(svg("line", { x1: pad, y1: pad + i * cell, x2: pad + (m - 1) * cell, y2: pad + i * cell, "class": "grid" }));
+      label(root, pad / 2 - 4, pad + i * cell + 4, board.ranks[i]);
+    }
+    for (var j = 0; j < m; j++) {
+      root.appendChild(svg("line", { x1: pad + j * cell, y1: pad, x2: pad + j * cell, y2: pad + (n - 1) * cell, "class": "grid" }));
+      label(root, pad + j * cell, pad + (n - 1) * cell + pad - 8, board.files[j]);
+    }
+    rows.forEach(function (row, i) {
+      row.split("").forEach(function (mark, j) {
+        if (mark === ".") { return; }
+        var stone = svg("circle", {
+          cx: pad + j * cell, cy: pad + i * cell, r: cell / 2 - 2,
+          "class": "stone " + (mark === "x" ? "black" : "white")
+        });
+        stone.setAttribute("data-point", board.files[j] + board.ranks[i]);
+        stone.setAttribute("data-stone", mark);
+        root.appendChild(stone);
+        if (changed(i, j)) {
+          root.appendChild(svg("circle", { cx: pad + j * cell, cy: pad + i * cell, r: cell / 6, "class": "last-move" }));
+        }
+      });
+    });
+    return root;
+  }
+
+  function drawConnectFour(board, rows, changed) {
+    var n = rows.length;
+    var m = rows[0].length;
+    var cell = 46;
+    var pad = 8;
+    var root = canvas("connect_four", 2 * pad + m * cell, 2 * pad + n * cell + 20);
+    root.appendChild(svg("rect", { x: pad, y: pad, width: m * cell, height: n * cell, rx: 8, "class": "frame" }));
+    rows.forEach(function (row, i) {
+      row.split("").forEach(function (mark, j) {
+        var disc = svg("circle", {
+          cx: pad + j * cell + cell / 2, cy: pad + i * cell + cell / 2, r: cell / 2 - 5,
+          "class": "disc " + (mark === "x" ? "first" : mark === "o" ? "second" : "hole") + (changed(i, j) ? " moved" : "")
+        });
+        disc.setAttribute("data-cell", board.files[j] + board.ranks[i]);
+        disc.setAttribute("data-stone", mark);
+        root.appendChild(disc);
+      });
+    });
+    board.files.forEach(function (file, j) {
+      label(root, pad + j * cell + cell / 2, pad + n * cell + 16, file);
+    });
+    return root;
+  }
+
+  function drawHex(board, rows, changed) {
+    var n = rows.length;
+    var m = rows[0].length;
+    var size = 17;
+    var w = Math.sqrt(3) * size;
+    var pad = 30;
+    var root = canvas("hex", 2 * pad + (m + (n - 1) / 2) * w, 2 * pad + (1.5 * (n - 1) + 2) * size);
+    function centre(i, j) {
+      return [pad + w / 2 + (j + i / 2) * w, pad + size + i * 1.5 * size];
+    }
+    rows.forEach(function (row, i) {
+      row.split("").forEach(function (mark, j) {
+        var c = centre(i, j);
+        var points = [];
+        for (var k = 0; k < 6; k++) {
+          var angle = Math.PI / 180 * (60 * k - 30);
+          points.push((c[0] + size * Math.cos(angle)).toFixed(1) + "," + (c[1] + size * Math.sin(angle)).toFixed(1));
+        }
+        var cell = svg("polygon", {
+          points: points.join(" "),
+          "class": "hexcell " + (mark === "x" ? "first" : mark === "o" ? "second" : "empty") + (changed(i, j) ? " moved" : "")
+        });
+        cell.setAttribute("data-cell", board.files[j] + board.ranks[i]);
+        cell.setAttribute("data-stone", mark);
+        root.appendChild(cell);
+      });
+      var left = centre(i, 0);
+      label(root, left[0] - w, left[1] + 4, board.ranks[i]);
+    });
+    board.files.forEach(function (file, j) {
+      var top = centre(0, j);
+      label(root, top[0], top[1] - size - 6, file);
+    });
+    return root;
+  }
+
+  var DRAW = { chess: drawChess, go: drawGo, connect_four: drawConnectFour, hex: drawHex };
+  var LEGENDS = {
+    chess: "White moves first; the squares of the last move are marked.",
+    go: "Black and White stones; a dot marks the stone just played.",
+    connect_four: "Red: the first player (x); yellow: the second (o).",
+    hex: "Red (x) joins top and bottom; blue (o) joins left and right."
+  };
+
+  function renderBoard(deal, k) {
+    var box = document.getElementById("board-view");
+    if (!box) { return; }
+    clear(box);
+    var boards = deal.boards;
+    if (!boards || !boards[k] || !DRAW[boards[k].family]) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    var board = boards[k];
+    var rows = unpackRows(board.rows);
+    var before = k > 0 && boards[k - 1] ? unpackRows(boards[k - 1].rows) : null;
+    function changed(i, j) {
+      return before !== null && before[i][j] !== rows[i][j];
+    }
+    var figure = el("figure", null, "board-figure");
+    figure.appendChild(DRAW[board.family](board, rows, changed));
+    var caption = k < deal.moves.length ? "The board before move " + String(k + 1) : "The final position";
+    figure.appendChild(el("figcaption", caption + ". " + LEGENDS[board.family]));
+    box.appendChild(figure);
+    if (deal.pgn) {
+      var link = el("a", "the game in PGN");
+      link.setAttribute("href", deal.pgn);
+      var p = el("p");
+      p.appendChild(link);
+      box.appendChild(p);
+    }
+  }
+
+  function cardRow(parent, title, cards) {
+    var row = el("div", null, "cards");
+    row.appendChild(el("span", title + " ", "label"));
+    if (!cards.length) {
+      row.appendChild(el("span", "(none)", "note-inline"));
+    }
+    cards.forEach(function (card) {
+      var suit = card.slice(-1);
+      var red = suit === "\u2665" || suit === "\u2666";
+      row.appendChild(el("span", card, "card" + (red ? " red" : "")));
+    });
+    parent.appendChild(row);
+  }
+
+  function renderFacts(box, view) {
+    var facts = el("dl", null, "view-facts");
+    facts.appendChild(el("dt", "phase"));
+    facts.appendChild(el("dd", view.phase));
+    view.facts.forEach(function (pair) {
+      facts.appendChild(el("dt", pair[0]));
+      facts.appendChild(el("dd", pair[1]));
+    });
+    box.appendChild(facts);
+    if (view.cards) {
+      cardRow(box, "cards", view.cards.hole);
+      cardRow(box, "community", view.cards.board);
+    }
   }
 
   function renderView(deal, k, seat) {
@@ -356,6 +596,10 @@
       return;
     }
     if (view.to_act) { box.appendChild(el("p", "to act", "badge")); }
+    if (view.facts) {  // an OpenSpiel deal
+      renderFacts(box, view);
+      return;
+    }
     var facts = el("dl", null, "view-facts");
     function row(label, value) {
       facts.appendChild(el("dt", label));

@@ -54,6 +54,7 @@ from engines.axes.names import AXES, SEAT_AXES
 from engines.gbg import GameSpec, rulebook
 from engines.gbg.engine import new_deal
 from engines.gbg.spec import SEATS
+from engines.openspiel.boards import BOARD_FAMILIES
 from releases.editions import edition_label
 
 MAX_DEALS = 300
@@ -67,6 +68,8 @@ note on the move says how much; the full text is in ``tables/match_moves.parquet
 MATCH_TABLE_ORDER = ("match_corpus", "complete_pairs")
 """Where the viewer finds the matches: every recorded match if released, else the counted ones."""
 MOVES_TABLE = "match_moves"
+PGN_TABLE = "chess_pgn"  # the openspiel group's chess games (assets.openspiel.chess_pgn_table)
+OPENSPIEL_PREFIX = "openspiel:"  # engines.openspiel.spec.PREFIX (that module loads OpenSpiel)
 SPEC_TABLES = ("benchmark_games", "accepted_games", "reference_games")
 AXIS_TABLES = ("benchmark_axes", "axis_scores")
 SCREENING_AXES = (
@@ -1212,6 +1215,120 @@ def replay_views(spec: GameSpec, play_seed: int, moves: Sequence[Mapping[str, An
     return Replay(views, final, problem)
 
 
+# -- OpenSpiel deals (issue 46, item 4): boards drawn, cards shown --------------------------
+
+
+def openspiel_seat_view(state: Any, seat: int) -> dict[str, Any]:
+    """What the viewer shows of an OpenSpiel deal for ``seat``: the phase, whether it is to
+    act, facts as (label, value) pairs (its side; hold'em's street, cards and chips; liar's
+    dice's dice), and hold'em's cards with suit symbols (``cards``) for the script to draw."""
+    from engines.openspiel.boards import poker_cards
+    from engines.openspiel.text import observation_text, poker_spent, side_name
+
+    family = state.spec.family
+    facts: list[list[str]] = [["side", side_name(family, seat)]]
+    view: dict[str, Any] = {
+        "phase": str(state.phase_id) if not state.is_terminal() else "end",
+        "to_act": state.current_player == seat,
+        "facts": facts,
+    }
+    if family == "universal_poker":
+        hole, shared = poker_cards(state, seat)
+        spent = poker_spent(state.ps)
+        facts.append(["chips in the pot", f"you {spent[seat]}, opponent {spent[1 - seat]}"])
+        view["cards"] = {"hole": hole, "board": shared}
+    elif family not in BOARD_FAMILIES:
+        facts.append(["sees", observation_text(state, seat)])
+    return view
+
+
+@dataclass(frozen=True)
+class OpenSpielReplay:
+    """An OpenSpiel deal replayed: both seats' views before each move and at the end, the board
+    before each move and at the end (``boards[k]``, None for a game without one), and where the
+    engine and the transcript disagree, if they do."""
+
+    views: list[list[dict[str, Any]]]
+    final: list[dict[str, Any]]
+    boards: list[dict[str, Any] | None]
+    problem: str | None
+
+
+def replay_openspiel(
+    spec: Any, play_seed: int, moves: Sequence[Mapping[str, Any]]
+) -> OpenSpielReplay:
+    """Replay an OpenSpiel transcript from its play seed (``spec.new_deal(play_seed)``: the
+    chance outcomes the match drew) as :func:`replay_views` does a generated game's: check that
+    the engine has the recorded seat to act and offers the recorded menu, record the views and
+    the board, apply the recorded move. A move row without an action (empty: the move that
+    ended a forfeited or failed match) ends the replay there without a problem."""
+    from engines.openspiel.boards import board_of
+
+    state = spec.new_deal(play_seed)
+    views: list[list[dict[str, Any]]] = []
+    boards: list[dict[str, Any] | None] = []
+    problem: str | None = None
+
+    def board() -> dict[str, Any] | None:
+        found = board_of(state)
+        return found.as_json() if found is not None else None
+
+    for k, move in enumerate(moves):
+        if _clean(move.get("action")) in (None, ""):  # the move that ended the match
+            break
+        seat = SEATS.index(str(move["seat"])) if str(move["seat"]) in SEATS else -1
+        if state.current_player != seat:
+            problem = f"move {k + 1}: the engine has seat {state.current_player} to act"
+            break
+        legal = list(state.legal_actions())
+        recorded = [str(a) for a in _clean(move.get("legal_actions")) or []]
+        if recorded and recorded != legal:
+            problem = f"move {k + 1}: the engine offers {legal[:8]}, the transcript {recorded[:8]}"
+            break
+        views.append([openspiel_seat_view(state, s) for s in (0, 1)])
+        boards.append(board())
+        try:
+            state.apply(str(move["action"]))
+        except ValueError as exc:
+            problem = f"move {k + 1}: {exc}"
+            break
+    final = [openspiel_seat_view(state, s) for s in (0, 1)]
+    boards.append(board())
+    return OpenSpielReplay(views, final, boards, problem)
+
+
+def _openspiel_deal(
+    record: dict[str, Any], match: Mapping[str, Any], moves: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """``record`` with an OpenSpiel deal's views and boards (:func:`replay_openspiel`), or a
+    note saying why they are not shown (a game this build cannot load, another spec hash)."""
+    from engines.openspiel import parse_openspiel
+
+    try:
+        spec = parse_openspiel(str(match.get("game")))
+    except ValueError as exc:
+        record["replay"] = f"this build cannot load the game ({exc}): its boards are not shown"
+        return record
+    recorded = _clean(match.get("spec_hash"))
+    if recorded is not None and str(recorded) != spec.spec_hash:
+        record["replay"] = (
+            "the game's spec hash differs from this build's OpenSpiel game: its boards are not "
+            "shown"
+        )
+        return record
+    if match.get("play_seed") is None or str(_clean(match.get("play_seed"))) == "None":
+        record["replay"] = "no play seed recorded: the seats' views are not shown"
+        return record
+    replay = replay_openspiel(spec, int(match["play_seed"]), moves)
+    record["views"] = replay.views
+    record["final"] = replay.final
+    record["boards"] = replay.boards if any(b is not None for b in replay.boards) else None
+    record["ended"] = replay.problem is None
+    if replay.problem is not None:
+        record["replay"] = f"the replay stopped: {replay.problem}"
+    return record
+
+
 def _clean(value: Any) -> Any:
     """A table value as JSON: NaN and NA as null, NumPy scalars and arrays as Python values."""
     if value is None:
@@ -1282,8 +1399,11 @@ def deal_record(
     match: Mapping[str, Any],
     moves: Sequence[Mapping[str, Any]],
     game: GameEntry | None,
+    pgn: str | None = None,
 ) -> dict[str, Any]:
-    """One deal for the viewer: who played, the result, the moves, and both seats' views."""
+    """One deal for the viewer: who played, the result, the moves, both seats' views, and for
+    an OpenSpiel game the board at every step; ``pgn``: the release path of a chess game's
+    PGN file."""
     record: dict[str, Any] = {
         "id": str(match["match_id"]),
         "game": str(match.get("game")),
@@ -1303,9 +1423,13 @@ def deal_record(
         "final": None,
         "replay": None,
     }
+    if pgn is not None:
+        record["pgn"] = bundle_href(pgn)
     if not moves:
         record["replay"] = "no move transcript for this deal: its moves and views are not shown"
         return record
+    if str(match.get("game")).startswith(OPENSPIEL_PREFIX):
+        return _openspiel_deal(record, match, moves)
     if game is None or game.spec is None:
         record["replay"] = "no spec for this game in the release: the seats' views are not shown"
         return record
@@ -1428,13 +1552,22 @@ def viewer_data(
             str(k): g.to_dict("records") for k, g in ordered.groupby("match_id", sort=False)
         }
     by_token = {g.token: g for g in games}
+    pgn_paths: dict[str, str] = {}
+    chess = tables.get(PGN_TABLE)
+    if chess is not None and {"match_id", "path"} <= set(chess.columns):
+        pgn_paths = dict(zip(chess["match_id"].astype(str), chess["path"].astype(str), strict=True))
     used = 0
     embedded = 0
     stopped_by_bytes = False
     runs = choose_runs(matches, games, max_deals)
     for run in runs:
         records = [
-            deal_record(m, by_match.get(str(m["match_id"]), []), by_token.get(str(m.get("game"))))
+            deal_record(
+                m,
+                by_match.get(str(m["match_id"]), []),
+                by_token.get(str(m.get("game"))),
+                pgn_paths.get(str(m["match_id"])),
+            )
             for m in run
         ]
         size = sum(len(script_json(r)) for r in records)
@@ -1489,6 +1622,7 @@ def viewer_page(data: Mapping[str, Any], notes: Sequence[Markup]) -> Markup:
                     tag("button", "next ▶", id="step-next", type="button"),
                     class_="stepper",
                 ),
+                tag("div", id="board-view", class_="board-view"),
                 tag("div", id="step-detail"),
                 tag(
                     "div",
@@ -1514,6 +1648,9 @@ def viewer_page(data: Mapping[str, Any], notes: Sequence[Markup]) -> Markup:
             controls,
             tag("div", id="deal-list", class_="deal-list"),
             deal,
+            # An empty drawing: the script takes the SVG namespace from it (the HTML parser
+            # gives <svg> that namespace), so no URL is written into report.js.
+            tag("svg", id="svg-namespace", width="0", height="0", aria_hidden="true"),
             tag("script", script_json(data), type="application/json", id="deals-data"),
             tag("div", id="viewer", data_total=str(data.get("total", 0))),
         ]
