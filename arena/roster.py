@@ -62,7 +62,9 @@ A program's ``path`` is resolved when the roster is read: against the roster fil
 (``load_roster``) or the given folder, by default the current one (``parse_roster``).  The
 roster then holds the absolute path and the code's ``code_sha256``; given in the data (as in
 ``roster_json``), ``code_sha256`` must still match the file, so a roster recorded before an
-edit of its program cannot play the edited code under the old fingerprint.
+edit of its program cannot play the edited code under the old fingerprint.  What a release
+records holds no folder of the machine and no URL credentials (:func:`released_roster_json`):
+a program by its file name and ``code_sha256``, an endpoint without ``user:password@``.
 """
 
 from __future__ import annotations
@@ -535,6 +537,39 @@ def roster_json(roster: Roster) -> str:
     for name in ("protocol", "max_usd", "rulebook_style"):
         if data.get(name) is None:
             data.pop(name, None)
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+_URL_CREDENTIALS = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#]*@")
+
+
+def public_url(url: str) -> str:
+    """``url`` without credentials before its host (``http://u:p@host/v1`` ->
+    ``http://host/v1``), as a release records an endpoint; no parsing, so any text a roster
+    accepted is handled."""
+    return _URL_CREDENTIALS.sub(r"\1", url)
+
+
+def released_program_path(path: str) -> str:
+    """A program's file as a release records it: its name only (``cautious.py``), with no
+    folder of the machine that ran it; the player's ``code_sha256`` says which code it is."""
+    return Path(path).name
+
+
+def released_roster_json(text: str) -> str:
+    """A roster's JSON (:func:`roster_json`) as a release records it (issue 43): each program's
+    ``path`` its file name (:func:`released_program_path`; its ``code_sha256`` stays), each
+    ``base_url`` without credentials (:func:`public_url`); the same canonical form, everything
+    else as it was. Read back with ``parse_roster``, a program is looked for by that name in the
+    reader's folder and must still match its ``code_sha256``."""
+    data = json.loads(text)
+    for player in data.get("players") or []:
+        if not isinstance(player, dict):
+            continue
+        if player.get("kind") == "program" and isinstance(player.get("path"), str):
+            player["path"] = released_program_path(player["path"])
+        if isinstance(player.get("base_url"), str):
+            player["base_url"] = public_url(player["base_url"])
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 

@@ -3,11 +3,13 @@
 Why it exists: choosing and shaping what a release ships is the release's business, not the
 asset's. From the run's tables this module derives the released tables (wall-clock columns
 left out, the replay rule applied to the matches, the transcripts of the released matches with
-credentials redacted, the axis diagnostics of Table 3 and Appendix D), the analysis recomputed
-from them (``releases.analysis``: every table of Sections 6-7 and its figures), the rulebooks
-as players read them, the data dictionary (``SCHEMA.md``, ``schema.json``) and the data licence,
-the figures, and the context the manifest records (profile, analysis settings, roster with
-request settings, the generation configs, the versioned-results figures); it publishes them past
+credentials redacted, no folder of the publishing machine and no URL credentials in the roster,
+the match errors or the transcripts, the axis diagnostics of Table 3 and Appendix D), the
+analysis recomputed from them (``releases.analysis``: every table of Sections 6-7 and its
+figures), the rulebooks as players read them, the data dictionary (``SCHEMA.md``,
+``schema.json``) and the data licence, the figures, and the context the manifest records
+(profile, analysis settings, roster with request settings, the generation configs, the
+versioned-results figures); it publishes them past
 every gate (``quality.release_gates``, the ``reproduction`` gate, ``releases.store.publish``)
 and describes the published release in one row. The ``release_bundle`` asset
 (``assets/release.py``) reads its inputs, calls :func:`publish_release` and attaches metadata;
@@ -25,12 +27,20 @@ import numpy as np
 import pandas as pd
 
 from arena.heldout import EditionSecrets
-from arena.secrets import MOVE_TEXT_FIELDS, environment_secrets, redact_all
+from arena.roster import public_url, released_program_path, released_roster_json
+from arena.secrets import (
+    MATCH_TEXT_FIELDS,
+    MOVE_TEXT_FIELDS,
+    REDACTED,
+    environment_secrets,
+    redact_all,
+)
 from engines.axes.benchmark import diagnostics_tables
 from engines.gbg import ENGINE_VERSION, GameSpec, rulebook
 from engines.gbg.generator import CONFIGS, GENERATOR_VERSION
 from engines.tournament.records import WALL_CLOCK_COLUMNS as MATCH_WALL_CLOCK_COLUMNS
 from quality.gates import GateResult, reproduction
+from quality.redaction import HostPaths, scrub_paths, strip_userinfo
 from quality.release_gates import MATCH_TABLES, release_gates
 from releases.analysis import (
     AnalysisSettings,
@@ -68,7 +78,11 @@ TRANSCRIPTS = "match_moves"
 TRANSCRIPT_TEXT: tuple[str, ...] = MOVE_TEXT_FIELDS
 """The free-text columns of the transcripts (what a model wrote), redacted again before release
 (the tournament redacts them as it records them; a release redacts with the secrets of the
-machine that publishes it)."""
+machine that publishes it, and scrubs its folders and URL credentials)."""
+MATCH_TEXT: tuple[str, ...] = MATCH_TEXT_FIELDS
+"""The free-text columns of the match tables (a crash reason, a provider's error): every
+absolute path and URL credential scrubbed before release (:func:`released_error`)."""
+ROSTER = "roster"
 
 AXIS_DIAGNOSTICS = "axis_diagnostics"
 AXIS_CORRELATIONS = "axis_correlations"
@@ -108,33 +122,69 @@ ROSTER_FIELDS = (
     "code_sha256",
     "fingerprint",
 )
-"""The roster columns the manifest records (key *names* only, never keys)."""
+"""The roster columns the manifest records (key *names* only, never keys; endpoints without URL
+credentials)."""
 
 SUPERSEDED = "superseded_matches"
 
 
-def redacted(value: Any, secrets: tuple[str, ...]) -> Any:
+def redacted(value: Any, secrets: tuple[str, ...], host: HostPaths | None = None) -> Any:
     """A transcript cell with credentials redacted (``arena.secrets.redact_all`` without the
-    ``NAME_KEY=value`` rule: a model's reply keeps its words, ``{"monkey": 3}`` is no secret):
+    ``NAME_KEY=value`` rule: a model's reply keeps its words, ``{"monkey": 3}`` is no secret),
+    URL credentials redacted, and this machine's folders (``host``) named by their labels:
     text, or every text of a list; anything else (a missing value) as it is."""
     if isinstance(value, str):
-        return redact_all(value, secrets, assignments=False)
+        text = strip_userinfo(redact_all(value, secrets, assignments=False), REDACTED)
+        return host.scrub(text) if host is not None else text
     if isinstance(value, list | tuple | np.ndarray):
-        return [redacted(v, secrets) if isinstance(v, str) else v for v in value]
+        return [redacted(v, secrets, host) if isinstance(v, str) else v for v in value]
     return value
+
+
+def released_error(value: Any, secrets: tuple[str, ...], host: HostPaths) -> Any:
+    """A match table's free text (an ``error``) as released: credentials redacted (the
+    ``NAME_KEY=value`` rule too: an error is no model's reply), URL credentials redacted, and
+    every absolute path replaced by ``<path>`` (``quality.redaction.scrub_paths``): a program's
+    crash reason may quote the mount table or the kernel command line (issue 43). A missing
+    value stays missing."""
+    if not isinstance(value, str):
+        return value
+    text = strip_userinfo(redact_all(value, secrets), REDACTED)
+    return scrub_paths(text, host)
+
+
+def released_roster(roster: pd.DataFrame) -> pd.DataFrame:
+    """The roster table as released (issue 43): a program's ``path`` its file name (its
+    ``code_sha256`` stays: the content hash plus a relative name), each ``endpoint`` without
+    URL credentials, ``roster_json`` likewise (``arena.roster.released_roster_json``); the
+    asset keeps the absolute paths the tournament needs."""
+    frame = roster.copy()
+    rewrites = {
+        "path": released_program_path,
+        "endpoint": public_url,
+        "roster_json": released_roster_json,
+    }
+    for column, rewrite in rewrites.items():
+        if column in frame.columns:
+            values = [rewrite(v) if isinstance(v, str) and v else v for v in frame[column]]
+            frame[column] = pd.Series(values, index=frame.index, dtype=frame[column].dtype)
+    return frame
 
 
 def transcripts(
     moves: pd.DataFrame,
     released: Mapping[str, pd.DataFrame],
     secrets: tuple[str, ...] | None = None,
+    host: HostPaths | None = None,
 ) -> pd.DataFrame:
     """The moves a release ships: those of its released matches (every released match table's
     ``match_id``; all moves when it releases no match table), in their order, with the free
     text (:data:`TRANSCRIPT_TEXT`) redacted of ``secrets`` (default: the values of the
-    environment's secret-looking variables, the values the redaction gate searches for) and of
-    anything shaped like a credential (:func:`redacted`)."""
+    environment's secret-looking variables, the values the redaction gate searches for), of
+    anything shaped like a credential, of URL credentials and of this machine's folders
+    (``host``, default ``quality.redaction.HostPaths.of()``: :func:`redacted`)."""
     secrets = environment_secrets() if secrets is None else secrets
+    host = HostPaths.of() if host is None else host
     matches = [released[n] for n in (*MATCH_TABLES, SUPERSEDED) if n in released]
     kept = moves
     if matches and "match_id" in moves.columns:
@@ -143,7 +193,7 @@ def transcripts(
     kept = kept.reset_index(drop=True)
     for column in TRANSCRIPT_TEXT:
         if column in kept.columns:  # the column's dtype kept: missing text stays missing text
-            values = [redacted(v, secrets) for v in kept[column]]
+            values = [redacted(v, secrets, host) for v in kept[column]]
             kept[column] = pd.Series(values, index=kept.index, dtype=kept[column].dtype)
     return kept
 
@@ -171,17 +221,29 @@ def release_tables(
 ) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
     """The tables to release and the versioned-results figures for the manifest.
 
-    Steps: leave out the wall-clock columns; apply the replay rule to the match table(s), the
-    superseded matches becoming a table of their own when there are any; keep the transcripts
-    of the released matches, redacted (:func:`transcripts`); add the axis diagnostics when the
+    Steps: leave out the wall-clock columns; scrub the match tables' free text of paths and
+    credentials (:func:`released_error`) and the roster of folders and URL credentials
+    (:func:`released_roster`); apply the replay rule to the match table(s), the superseded
+    matches becoming a table of their own when there are any; keep the transcripts of the
+    released matches, redacted (:func:`transcripts`); add the axis diagnostics when the
     benchmark's axes are released (:func:`axis_diagnostics`).
     """
+    secrets = environment_secrets() if secrets is None else secrets
+    host = HostPaths.of()
     released = {
         name: table.drop(columns=list(WALL_CLOCK_COLUMNS), errors="ignore")
         for name, table in tables.items()
     }
+    if ROSTER in released:
+        released[ROSTER] = released_roster(released[ROSTER])
     results: dict[str, Any] = {}
     for name in MATCH_TABLES:
+        for column in MATCH_TEXT:
+            if name in released and column in released[name].columns:
+                frame = released[name].copy()
+                values = [released_error(v, secrets, host) for v in frame[column]]
+                frame[column] = pd.Series(values, index=frame.index, dtype=frame[column].dtype)
+                released[name] = frame
         if name in released and not released[name].empty:
             versioned = newest_results(released[name])
             released[name] = versioned.counted.reset_index(drop=True)
@@ -189,7 +251,7 @@ def release_tables(
                 released[SUPERSEDED] = versioned.superseded.reset_index(drop=True)
             results = versioned.summary()
     if TRANSCRIPTS in released:
-        released[TRANSCRIPTS] = transcripts(released[TRANSCRIPTS], released, secrets)
+        released[TRANSCRIPTS] = transcripts(released[TRANSCRIPTS], released, secrets, host)
     if "benchmark_axes" in released and not released["benchmark_axes"].empty:
         released.update(axis_diagnostics(tables["benchmark_axes"]))
     return released, results
@@ -297,6 +359,8 @@ def roster_records(tables: Mapping[str, pd.DataFrame]) -> list[dict[str, Any]]:
         record = {k: row.get(k) for k in ROSTER_FIELDS if k in row}
         if isinstance(record.get("settings"), str):
             record["settings"] = json.loads(record["settings"])
+        if isinstance(record.get("endpoint"), str):
+            record["endpoint"] = public_url(record["endpoint"])
         records.append(record)
     return records
 

@@ -9,7 +9,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from quality.redaction import redaction_scan, secret_values
+from quality.redaction import (
+    USERINFO,
+    HostPath,
+    HostPaths,
+    redaction_scan,
+    scrub_paths,
+    secret_values,
+    strip_userinfo,
+)
 
 CANARY = "canary-" + "x9" * 12  # a fake key with no well-known shape
 
@@ -41,7 +49,8 @@ def test_the_canary_in_an_environment_variable_is_found_in_a_table(bundle: Path)
     )
     assert not result.passed
     assert result.message == (
-        "1 possible credential(s); tables/moves.parquet: the value of $PROVIDER_API_KEY"
+        "1 possible credential(s) or host path(s); tables/moves.parquet: "
+        "the value of $PROVIDER_API_KEY"
     )
     assert CANARY not in str(result)
 
@@ -80,3 +89,55 @@ def test_only_secret_looking_names_with_real_values_count() -> None:
 def test_texts_are_scanned_too() -> None:
     result = redaction_scan([], {"X_SECRET": CANARY}, texts={"context": f"settings {CANARY}"})
     assert not result.passed and "context: the value of $X_SECRET" in result.message
+
+
+def test_url_credentials_in_a_table_fail_the_scan_without_being_repeated(bundle: Path) -> None:
+    """Issue 43, item 9: ``http://user:pass@host`` in a roster's endpoint passed the gate."""
+    frame = pd.DataFrame({"endpoint": ["http://ann:pa55word@10.0.0.2:8000/v1"], "n": [1]})
+    frame.to_parquet(bundle / "tables" / "roster.parquet", compression="zstd")
+    result = redaction_scan(files(bundle), {}, root=bundle)
+    assert not result.passed
+    assert "tables/roster.parquet: URL credentials" in result.message
+    assert "pa55word" not in str(result)
+    clean = redaction_scan([], {}, texts={"context": "http://10.0.0.2:8000/v1 a@b.org"})
+    assert clean.passed
+
+
+def test_this_machines_folders_fail_the_scan_by_kind_never_by_path(bundle: Path) -> None:
+    host = HostPaths(
+        [
+            HostPath("/home/ann", "<home>", "the home folder"),
+            HostPath("/home/ann/genstrat", "<project>", "the project folder"),
+            HostPath("/tmp", "<tmp>", "the temporary folder", inside=True),
+            HostPath("/", "<root>", "the root folder"),  # never searched for
+        ]
+    )
+    frame = pd.DataFrame({"path": ["/home/ann/genstrat/programs/p.py"], "n": [1]})
+    frame.to_parquet(bundle / "tables" / "roster.parquet", compression="zstd")
+    result = redaction_scan(files(bundle), {}, root=bundle, host=host)
+    assert not result.passed and "/home/ann" not in str(result)
+    assert result.message.endswith("tables/roster.parquet: an absolute path of the project folder")
+    assert host.find(b"/home/annex and /tmp alone and /rooted, 1/2") == []
+    assert host.find(b"PATH=/usr/bin:/home/ann/bin") == ["an absolute path of the home folder"]
+    assert host.find(b"file:///tmp/x") == ["an absolute path of the temporary folder"]
+    assert host.scrub("cd /home/ann/genstrat/x && ls /tmp/t") == "cd <project>/x && ls <tmp>/t"
+
+
+def test_scrubbing_paths_and_url_credentials() -> None:
+    host = HostPaths([HostPath("/home/ann", "<home>", "the home folder")])
+    said = "open /proc/self/mountinfo: root=/dev/vda BOOT_IMAGE=/vmlinuz PATH=/bin:/home/ann/b"
+    assert scrub_paths(said, host) == (
+        "open <path>: root=<path> BOOT_IMAGE=<path> PATH=<path>:<path>"
+    )
+    kept = "HTTP 404 from https://api.example.org/v1/chat, 1/2 of the moves, w/o a reply"
+    assert scrub_paths(kept, host) == kept
+    assert scrub_paths("file:///etc/passwd", host) == "file://<path>"
+    assert strip_userinfo("at http://u:p@ss@h:1/v1 and https://t@h/x") == (
+        "at http://h:1/v1 and https://h/x"
+    )
+    assert strip_userinfo("http://u:p@h/v1", "[redacted]") == "http://[redacted]@h/v1"
+
+
+def test_userinfo_is_found_in_bytes_only_before_the_host() -> None:
+    assert USERINFO.search(b"http://u:p@host/v1") and USERINFO.search(b"https://tok@h")
+    assert not USERINFO.search(b"https://host/users/@bob and mail a@b.org")
