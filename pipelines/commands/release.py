@@ -9,14 +9,21 @@ the store, or a release folder, or its ``.tar.gz``); ``genstrat release pull ID 
 --to DIR`` downloads a release from a store folder or an http(s) URL, verifying every SHA-256.
 The store defaults to ``$GENSTRAT_RELEASES``, else ``<project>/releases_store``. Every expected
 failure is one line: exit 1 for a release or store that fails a check (tampered, unlisted or
-oversized file, redirect elsewhere, deadline), exit 2 for a mistake (unknown id, bad path).
+oversized file, redirect elsewhere, deadline, a release that verifies but whose contents are not
+as genstrat writes them), exit 2 for a mistake (unknown id, bad path or URL).
+
+What a release or a store says is someone else's text: every name, version and message printed
+from one passes through :func:`shown`, which drops terminal escape sequences and other control
+and format characters (a model named ``\x1b[2J...`` does not clear the reader's screen).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +36,23 @@ if TYPE_CHECKING:
 # checks that they agree).
 DEFAULT_DEADLINE_S, MAX_DEADLINE_S = 3600, 7 * 24 * 3600
 DEFAULT_STALL_S, MAX_STALL_S = 60, 3600
+
+# A terminal escape sequence: CSI (ESC [ ... final byte, or its 8-bit form), OSC and the other
+# string sequences (ESC ] ... BEL or ST), or ESC and one character.
+ESCAPE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -~]?"
+)
+
+
+def shown(value: object) -> str:
+    """``value`` as text that is safe to print to a terminal: escape sequences removed, then
+    every other control or format character (C0, DEL, C1, bidirectional overrides, zero-width
+    characters) removed, tabs and line breaks made spaces."""
+    text = ESCAPE.sub("", str(value))
+    text = re.sub(r"[\t\n\r\v\f]", " ", text)
+    return "".join(c for c in text if unicodedata.category(c) not in ("Cc", "Cf"))
 
 
 def register(subparsers: Any) -> None:
@@ -122,16 +146,17 @@ def list_command(args: argparse.Namespace) -> int:
     if not releases:
         print(f"no releases in {listing['store']}")
         return 0
-    print(f"{len(releases)} release(s) in {listing['store']}, oldest first:")
+    print(f"{len(releases)} release(s) in {shown(listing['store'])}, oldest first:")
     print(f"  {'release id':<35}  {'published (UTC)':<20}  {'profile':<7}  engine  files  gates")
     for entry in releases:
-        gates = entry.get("gates", {})
+        gates = entry.get("gates")
+        gates = gates if isinstance(gates, dict) else {}
         verdict = f"{sum(bool(v) for v in gates.values())}/{len(gates)} passed"
-        kind = f"  [{entry['benchmark']}]" if entry.get("benchmark") else ""  # issue 18
+        kind = f"  [{shown(entry['benchmark'])}]" if entry.get("benchmark") else ""  # issue 18
         print(
-            f"  {entry['release_id']:<35}  {entry.get('published_at', ''):<20}  "
-            f"{entry.get('profile') or '':<7}  {entry.get('engine_version', ''):<6}  "
-            f"{entry.get('files', 0):>5}  {verdict}{kind}"
+            f"  {shown(entry.get('release_id')):<35}  {shown(entry.get('published_at', '')):<20}  "
+            f"{shown(entry.get('profile') or ''):<7}  {shown(entry.get('engine_version', '')):<6}  "
+            f"{shown(entry.get('files', 0)):>5}  {verdict}{kind}"
         )
     return 0
 
@@ -140,7 +165,7 @@ def _failed(exc: ReleaseFailure) -> int:
     """A release or store that failed a check: one line, exit status 1."""
     from pipelines.cli import one_line
 
-    print(f"genstrat: error: {one_line(str(exc))}", file=sys.stderr)
+    print(f"genstrat: error: {shown(one_line(str(exc)))}", file=sys.stderr)
     return 1
 
 
@@ -149,7 +174,7 @@ def verify_command(args: argparse.Namespace) -> int:
     from releases.store import verify
 
     try:
-        print(verify(args.target, _store(args)).line())
+        print(shown(verify(args.target, _store(args)).line()))
     except ReleaseFailure as exc:
         return _failed(exc)
     return 0
@@ -160,26 +185,32 @@ def _interval(low: float, high: float) -> str:
 
 
 def show_command(args: argparse.Namespace) -> int:
+    from releases.errors import ReleaseFailure
     from releases.opened import open_release
 
-    release = open_release(args.target, _store(args) if args.store else None)
+    try:
+        return _show(open_release(args.target, _store(args) if args.store else None), args.json)
+    except ReleaseFailure as exc:
+        return _failed(exc)
+
+
+def _show(release: Any, as_json: bool) -> int:
+    """Print an opened release (``releases.opened.OpenedRelease``, its context and card checked
+    when it was opened, its leaderboard by ``leaderboard()``)."""
     manifest, card = release.manifest, release.integrity
-    board = release.table("leaderboards") if "leaderboards" in release.table_names else None
-    gates = card.get("gates", {})
-    sizes = {
-        "files": len(manifest["files"]),
-        "bytes": sum(int(e["bytes"]) for e in manifest["files"]),
-        "tables": {
-            name: int(e.get("rows") or 0)
-            for e in manifest["files"]
-            if (name := Path(e["path"]).stem) and e["path"].startswith("tables/")
-        },
+    board = release.leaderboard()
+    gates: dict[str, Any] = card["gates"]
+    tables: dict[str, int] = {
+        Path(e["path"]).stem: int(e.get("rows") or 0)
+        for e in manifest["files"]
+        if e["path"].startswith("tables/")
     }
-    if args.json:
+    files, size = len(manifest["files"]), sum(int(e["bytes"]) for e in manifest["files"])
+    if as_json:
         payload = {
             "release_id": release.release_id,
             "path": str(release.path),
-            "profile": (manifest.get("profile") or {}).get("name"),
+            "profile": manifest["profile"]["name"],
             **({"benchmark": manifest["benchmark"]} if manifest.get("benchmark") else {}),
             "engine_version": manifest.get("engine_version"),
             "code_version": manifest.get("code_version"),
@@ -188,42 +219,47 @@ def show_command(args: argparse.Namespace) -> int:
             "gates": {
                 n: {"passed": g["passed"], "message": g["message"]} for n, g in gates.items()
             },
-            "sizes": sizes,
+            "sizes": {"files": files, "bytes": size, "tables": tables},
         }
         print(json.dumps(payload, indent=2, default=str))
         return 0
-    profile = (manifest.get("profile") or {}).get("name", "?")
-    kind = f", benchmark {manifest['benchmark']}" if manifest.get("benchmark") else ""
-    print(f"release {release.release_id} ({profile} profile{kind}) at {release.path}")
-    print(f"  engine {manifest.get('engine_version')}, code {manifest.get('code_version')}")
-    print(f"  {sizes['files']} files, {sizes['bytes']:,} bytes; every SHA-256 verified")
+    profile = shown(manifest["profile"]["name"])
+    kind = f", benchmark {shown(manifest['benchmark'])}" if manifest.get("benchmark") else ""
+    print(f"release {release.release_id} ({profile} profile{kind}) at {shown(release.path)}")
+    engine, code = shown(manifest.get("engine_version")), shown(manifest.get("code_version"))
+    print(f"  engine {engine}, code {code}")
+    print(f"  {files} files, {size:,} bytes; every SHA-256 verified")
     if board is not None:
         settings = release.analysis_settings()
         print(f"leaderboard (chips/game, 95% interval, B = {settings['bootstrap']}):")
         for row in board.sort_values("rank").to_dict("records"):
             print(
-                f"  {int(row['rank']):>3}. {row['model']:<24} {row['alpha']:+.3f} "
-                f"{_interval(row['ci_low'], row['ci_high'])}"
+                f"  {int(row['rank']):>3}. {shown(row['model']):<24} {float(row['alpha']):+.3f} "
+                f"{_interval(float(row['ci_low']), float(row['ci_high']))}"
             )
     passed = sum(bool(g["passed"]) for g in gates.values())
     print(f"gates: {passed}/{len(gates)} passed")
     for name, gate in gates.items():
-        print(f"  {'ok ' if gate['passed'] else 'FAILED'} {name}: {gate['message']}")
-    print("tables: " + ", ".join(f"{n} ({r:,} rows)" for n, r in sizes["tables"].items()))
+        print(f"  {'ok ' if gate['passed'] else 'FAILED'} {shown(name)}: {shown(gate['message'])}")
+    print("tables: " + ", ".join(f"{n} ({r:,} rows)" for n, r in tables.items()))
     return 0
 
 
 def diff_command(args: argparse.Namespace) -> int:
+    from releases.errors import ReleaseFailure
     from releases.opened import compare_releases, open_release
 
     store = _store(args) if args.store else None
-    change = compare_releases(open_release(args.old, store), open_release(args.new, store))
+    try:
+        change = compare_releases(open_release(args.old, store), open_release(args.new, store))
+    except ReleaseFailure as exc:
+        return _failed(exc)
     if args.json:
         print(json.dumps(change, indent=2))
         return 0
     print(f"{change['old']} -> {change['new']}")
     for label, key in (("engine", "engine_version"), ("code", "code_version")):
-        before, after = change[key]
+        before, after = (shown(v) for v in change[key])
         print(f"  {label}: {before}" + ("" if before == after else f" -> {after}"))
     lists = {
         "models added": "models_added",
@@ -233,14 +269,14 @@ def diff_command(args: argparse.Namespace) -> int:
     }
     for label, key in lists.items():
         if change[key]:
-            print(f"  {label}: {', '.join(change[key])}")
+            print(f"  {label}: {', '.join(shown(v) for v in change[key])}")
     print("  model                     rank      strength (chips/game, 95% interval)")
     for row in change["models"]:
         (r0, r1), (a0, a1) = row["rank"], row["alpha"]
         (l0, h0), (l1, h1) = row["interval"]
         rank = f"{r0}" if r0 == r1 else f"{r0} -> {r1}"
         print(
-            f"  {row['model']:<24}  {rank:<8}  {a0:+.3f} {_interval(l0, h0)} -> "
+            f"  {shown(row['model']):<24}  {rank:<8}  {a0:+.3f} {_interval(l0, h0)} -> "
             f"{a1:+.3f} {_interval(l1, h1)} ({row['alpha_change']:+.3f})"
         )
     return 0
@@ -261,6 +297,6 @@ def pull_command(args: argparse.Namespace) -> int:
         )
     except ReleaseFailure as exc:
         return _failed(exc)
-    print(f"pulled {verified.release_id} into {verified.path}")
-    print(verified.line())
+    print(f"pulled {verified.release_id} into {shown(verified.path)}")
+    print(shown(verified.line()))
     return 0

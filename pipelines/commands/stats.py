@@ -2,7 +2,8 @@
 
 ``genstrat stats leaderboard (--matches FILE | --release ID) [--bootstrap B] [--seed S] [--json]``
 fits the overall leaderboard of a ``matches.parquet`` (the match table of a tournament folder or a
-release's ``tables/complete_pairs.parquet``) with clustered bootstrap intervals.  With
+release's ``tables/complete_pairs.parquet``) with clustered bootstrap intervals; model names are
+printed without terminal escapes (``pipelines.commands.release.shown``).  With
 ``--release`` the release is verified first, its complete pairs are refitted with the bootstrap B
 and seed its manifest records, and the command says whether the published leaderboard was
 reproduced exactly.
@@ -117,14 +118,18 @@ def leaderboard_command(args: argparse.Namespace) -> int:
             payload["reproduces_published"] = reproduced
         print(json.dumps(payload, indent=2))
         return 0 if reproduced is not False else 1
+    from pipelines.commands.release import shown  # names are the corpus's text, not ours
+
     print(f"{'rank':>4}  {'model':<32} {'alpha':>7}  {'95% interval':<17} {'matches':>7}  tier")
     for row in table.itertuples(index=False):
         interval = f"[{row.ci_low:+.2f}, {row.ci_high:+.2f}]"
         print(
-            f"{row.rank:>4}  {row.model:<32} {row.alpha:+7.2f}  {interval:<17} "
-            f"{row.matches:>7}  {row.tier}"
+            f"{row.rank:>4}  {shown(row.model):<32} {row.alpha:+7.2f}  {interval:<17} "
+            f"{row.matches:>7}  {shown(row.tier)}"
         )
-    print(f"chips/game; clustered bootstrap over runs, B = {bootstrap}, seed {seed}; {source}")
+    print(
+        f"chips/game; clustered bootstrap over runs, B = {bootstrap}, seed {seed}; {shown(source)}"
+    )
     if reproduced is not None:
         verdict = "reproduced exactly" if reproduced else "NOT reproduced (differs)"
         print(f"the published leaderboard: {verdict}")

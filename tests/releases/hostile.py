@@ -7,6 +7,9 @@
 - :func:`forge_consistently` rewrites a published release the way an attacker with write
   access to the store would: new file bytes with matching manifest entries, a rebuilt archive,
   an index that agrees.
+- :func:`reseal` makes a crafted release that verifies: files and manifest keys changed at will,
+  a fresh id derived, the archive rebuilt (what a release's author, rather than a tamperer,
+  can do: the id covers the contents, whatever they are).
 - :func:`run_genstrat` runs the CLI in a child process and reports its exit status, output,
   peak resident memory (``getrusage(RUSAGE_CHILDREN)`` in a small launcher whose only child it
   is, see :data:`LAUNCHER`) and wall time.
@@ -21,17 +24,21 @@ import hashlib
 import http.server
 import json
 import os
+import struct
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from releases.archive import member_header, write_archive
+from releases.identity import PLACEHOLDER, bind_release_id
 from releases.store import find_entry, read_index, write_index
 from tests.releases.support import RangeHandler, RequestLog
 from tests.support import REPO_ROOT
@@ -241,6 +248,110 @@ def archive_with_a_huge_member(folder: Path, target: Path, size: int) -> None:
         raw.write(gzip.compress(head, compresslevel=9, mtime=0))
         for _ in range(size >> 20):
             raw.write(zeros)
+
+
+def reseal(
+    folder: Path,
+    root: Path,
+    files: Mapping[str, bytes | None] | None = None,
+    context: Mapping[str, Any] | None = None,
+    *,
+    entries: Mapping[str, Mapping[str, Any]] | None = None,
+    zeros: Mapping[str, int] | None = None,
+) -> Path:
+    """A release like the one in ``folder``, sealed afresh under ``root/<its new id>`` with a
+    manifest, an id and an archive that verify: ``files`` written (``None``: left out), the
+    manifest's ``context`` keys set, the keys of ``entries`` set in the file entries they name,
+    and each file of ``zeros`` that many zero bytes (a whole number of MiB; sparse on disk, and
+    in the archive as repeated compressed blocks: a 2 GiB file makes a 2 MB archive in
+    seconds). Files that named the old id name the new one."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    old_id = manifest["release_id"]
+    changes = dict(files or {})
+    big = dict(zeros or {})
+    root.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".reseal-", dir=root))
+    listed = []
+    for entry in manifest["files"]:
+        relative = entry["path"]
+        if relative in changes or relative in big:
+            continue
+        data = (folder / relative).read_bytes().replace(old_id.encode(), PLACEHOLDER.encode())
+        (work / relative).parent.mkdir(parents=True, exist_ok=True)
+        (work / relative).write_bytes(data)
+        kept = {k: v for k, v in entry.items() if k not in ("id_offsets", "sha256_without_id")}
+        listed.append(kept)
+    for relative, data in [*changes.items(), *((r, b"") for r in big)]:
+        if data is None:
+            continue
+        (work / relative).parent.mkdir(parents=True, exist_ok=True)
+        (work / relative).write_bytes(data)
+        listed.append(
+            {"path": relative, "role": "table" if relative.startswith("tables/") else "text"}
+        )
+    for relative, size in big.items():
+        assert size % (1 << 20) == 0, "zeros come in whole MiB"
+        with (work / relative).open("r+b") as handle:
+            handle.truncate(size)
+    for entry in listed:
+        entry.update((entries or {}).get(entry["path"], {}))
+    draft = {k: v for k, v in manifest.items() if k not in ("release_id", "files")}
+    draft.update(context or {})
+    draft["release_id"] = PLACEHOLDER
+    draft["files"] = sorted(listed, key=lambda e: e["path"])
+    sealed = bind_release_id(work, draft)
+    release_id = sealed["release_id"]
+    (work / "manifest.json").write_text(json.dumps(sealed, indent=2, sort_keys=True) + "\n")
+    members = [e["path"] for e in sealed["files"]] + ["manifest.json"]
+    archive = work / f"{release_id}.tar.gz"
+    if big:
+        _archive_with_zeros(work, members, archive, release_id, big)
+    else:
+        write_archive(work, members, archive, prefix=release_id)
+    target = root / release_id
+    work.rename(target)
+    return target
+
+
+def _archive_with_zeros(
+    folder: Path, members: list[str], target: Path, prefix: str, zeros: Mapping[str, int]
+) -> None:
+    """What ``write_archive`` writes, once unzipped, but with each file of ``zeros`` written as
+    one compressed MiB of zeros repeated (full-flushed deflate blocks stand alone), so that
+    gigabytes of zeros take seconds; the gzip trailer's CRC-32 and size are the whole stream's."""
+    mib = bytes(1 << 20)
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    packed_mib = packer.compress(mib) + packer.flush(zlib.Z_FULL_FLUSH)
+    ordered = ["manifest.json", *sorted(m for m in members if m != "manifest.json")]
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    crc, total, offset = 0, 0, 0
+    with target.open("wb") as out:
+        out.write(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff")  # no name, mtime 0
+
+        def feed(data: bytes) -> None:
+            nonlocal crc, total
+            crc = zlib.crc32(data, crc)
+            total += len(data)
+            out.write(compressor.compress(data))
+
+        for relative in ordered:
+            size = (folder / relative).stat().st_size
+            header = member_header(f"{prefix}/{relative}", size)
+            feed(header)
+            if relative in zeros:
+                out.write(compressor.flush(zlib.Z_FULL_FLUSH))
+                for _ in range(size >> 20):
+                    crc = zlib.crc32(mib, crc)
+                    out.write(packed_mib)
+                total += size
+            else:
+                feed((folder / relative).read_bytes())
+            padding = -size % 512
+            feed(bytes(padding))
+            offset += len(header) + size + padding
+        feed(bytes(2 * 512 + (-(offset + 2 * 512) % tarfile.RECORDSIZE)))
+        out.write(compressor.flush())
+        out.write(struct.pack("<II", crc & 0xFFFFFFFF, total & 0xFFFFFFFF))
 
 
 @dataclass(frozen=True)
