@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import random
 import warnings
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -39,6 +41,19 @@ def test_api_and_seed_tests_pass_across_the_complexity_dial(
     case: tuple[str, GenerationConfig],
 ) -> None:
     checked(*case)
+
+
+def test_a_game_of_a_release_plays_as_the_spec_the_release_carries(tmp_path: Path) -> None:
+    carried = generate(7, GenerationConfig(complexity=2.0))
+    (tmp_path / "tables").mkdir()
+    frame = pd.DataFrame({"game": ["7"], "spec_json": [carried.canonical_json()]})
+    frame.to_parquet(tmp_path / "tables" / "benchmark_games.parquet")
+    aec = env("7", release=tmp_path)
+    assert aec.unwrapped.game.spec.spec_hash == carried.spec_hash
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(aec, num_cycles=100)
+        seed_test(lambda: env("7", release=tmp_path), num_cycles=100)
 
 
 def play_out(aec: raw_env, seed: int, chooser: random.Random) -> list[str]:
