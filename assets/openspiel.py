@@ -14,25 +14,35 @@ Three assets in group ``openspiel``, thin over the arena and the statistics:
   OpenSpiel games are scheduled: ``random``, ``mcts``, ``stockfish`` (chess) and LLM players;
   a roster with fewer than two of them is refused in one line.  Blocking checks: zero-sum,
   every match's spec hash and engine version those of its game, no duplicate match ids;
-- ``openspiel_leaderboards``: the complete pairs of every game's partition, fitted by the same
-  analysis as the generated benchmark's ``leaderboards`` (``assets.leaderboards``: the overall
-  leaderboard, per-game strengths, head-to-head tables, Bradley-Terry, robustness refits),
-  with a blocking check that every run is two deals with the seats swapped.
-- ``openspiel_release``: the group's tables published as a versioned, hash-attested release
+- ``openspiel_leaderboards``: one metric per game family, never a fit across units (issue 46;
+  ``engines.stats.families``): each family (OpenSpiel's short name) fitted on its own games,
+  Bradley-Terry Elo anchored at the family's lowest player for win/draw/loss families, big
+  blinds per 100 hands for hold'em, each with run-bootstrap intervals; the cross-family summary
+  (per-family standardised values, averaged over the families a model played) in its metadata;
+  a blocking check that every run is two deals with the seats swapped. Its value is the
+  ``family_ratings`` table.
+- ``openspiel_release``: the group's tables published as versioned, hash-attested releases
   into the same release store, by the same machinery as ``release_bundle``
   (``releases.contents.publish_release``: the replay rule, redacted transcripts, the analysis
   recomputed from the released pairs with the settings ``openspiel_leaderboards`` recorded and
   the ``reproduction`` gate, the data dictionary, the README dataset card, the integrity card,
-  write-audit-publish). Its tables carry the generated benchmark's names where they hold the
-  same thing, so the same gates and readers apply: ``openspiel_games``, ``match_corpus`` (every
-  partition), ``complete_pairs``, ``match_moves`` (the journal's moves of the released
-  matches, redacted), ``leaderboards`` (and the analysis tables: per game, head to head,
-  Bradley-Terry, ...) and ``roster`` (the players that played). The gates are
-  ``quality.release_gates``' (schema, parse fallbacks, zero-sum, complete pairs, the matches
-  attested to the ``openspiel_games``' spec hashes and engine version, reproduction,
+  write-audit-publish). That machinery fits the Section 6 analysis over every game of a
+  release in one fit, so the group publishes **one release per unit** (:func:`unit_groups`:
+  the win/draw/loss games in one, hold'em's chips in another), and a release whose games mix
+  units is refused before any gate (``gate units failed``). Each release's tables carry the
+  generated benchmark's names where they hold the same thing, so the same gates and readers
+  apply: ``openspiel_games``, ``match_corpus`` (every partition), ``complete_pairs``,
+  ``match_moves`` (the journal's moves of the released matches, redacted), ``leaderboards``
+  (and the analysis tables: per game, head to head, Bradley-Terry, ...), ``roster`` (the
+  players that played, with the rethinks their games allowed), plus ``family_ratings`` and
+  ``family_summary`` (its families, equal to ``openspiel_leaderboards``' rows),
+  ``openspiel_rethinks`` and, when chess was played, ``chess_pgn`` with ``pgn/*.pgn``. The
+  gates are ``quality.release_gates``' (schema, parse fallbacks, zero-sum, complete pairs, the
+  matches attested to the ``openspiel_games``' spec hashes and engine version, reproduction,
   redaction). The manifest records ``"benchmark": "openspiel"`` and the OpenSpiel engine
   version; the id is content-addressed as every release's. A failing gate raises
-  ``GateFailed`` naming it, and the store is left as it was.
+  ``GateFailed`` naming it, and the store is left as it was (a release of another unit
+  published before it stays published).
 
 A Dagster job holds one partitions definition, so the group is materialized on request
 through its own job, ``openspiel_job`` (``pipelines/jobs.py``), outside ``main_job`` and the
@@ -43,12 +53,13 @@ menus and information sets as GBG describes them), so they do not run on OpenSpi
 group has no ``axis_scores`` and its analysis no capability profiles.
 """
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import dagster as dg
+import numpy as np
 import pandas as pd
 from pydantic import Field
 
@@ -56,12 +67,15 @@ from arena.games import resolve_games
 from arena.tournament.journal import MATCHES, MOVES
 from arena.tournament.runner import run_tournament, tournament_schedule
 from assets.complete_pairs import all_matches
-from assets.leaderboards import StatsConfig, build_leaderboards
+from assets.leaderboards import ANALYSIS_SETTINGS, StatsConfig
+from assets.metadata import markdown_table
 from assets.partitions import OPENSPIEL_GAMES, concat_partitions
 from assets.release import ReleaseConfig, analysis_settings, release_metadata, verify_published
 from assets.resources import ProjectPaths, RunProfile
 from assets.roster import roster_from_table
 from engines.openspiel.spec import PROTOCOLS, is_openspiel_token
+from engines.stats.analysis import analyse
+from engines.stats.families import GameUnit, family_ratings, family_summary, unit_problems
 from engines.tournament import corpus_checks
 from engines.tournament.pairs import complete_pairs
 from engines.tournament.records import MATCH_SCHEMA, MOVE_SCHEMA
@@ -213,23 +227,69 @@ def openspiel_pairs(corpus: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.Dat
     return kept
 
 
+def game_units(tokens: Sequence[str]) -> dict[str, GameUnit]:
+    """Each game's family (OpenSpiel's short name) and the unit its results are counted in:
+    ``result`` when OpenSpiel bounds a player's utility within [-1, 1] (a win, a draw or a loss:
+    chess, Go, Hex, connect four, breakthrough, liar's dice), else ``chips`` (hold'em, whose big
+    blind, the larger of its ``blind`` parameter, divides the metric)."""
+    from engines.openspiel import parse_openspiel
+
+    units = {}
+    for token in tokens:
+        spec = parse_openspiel(str(token))
+        game = spec.game
+        if game.min_utility() >= -1 and game.max_utility() <= 1:
+            units[str(token)] = GameUnit(spec.family, "result")
+        else:
+            blind = str(spec.params.get("blind", "1"))
+            units[str(token)] = GameUnit(spec.family, "chips", max(int(b) for b in blind.split()))
+    return units
+
+
+def unit_groups(tokens: Sequence[str]) -> dict[str, list[str]]:
+    """The games by the unit their results are counted in (:func:`game_units`), in order."""
+    groups: dict[str, list[str]] = {}
+    for token, unit in game_units(tokens).items():
+        groups.setdefault(unit.unit, []).append(token)
+    return dict(sorted(groups.items()))
+
+
+def family_tables(
+    pairs: pd.DataFrame, settings: AnalysisSettings
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The per-family ratings and the cross-family summary of complete pairs
+    (``engines.stats.families``), with the settings' bootstrap size and seed."""
+    units = game_units(sorted(pairs["game"].astype(str).unique()))
+    ratings = family_ratings(pairs, units, settings.config.n_boot, settings.seed)
+    return ratings, family_summary(ratings)
+
+
 @dg.asset(
     group_name=GROUP_NAME,
     kinds={"pandas", "parquet"},
     check_specs=[
         dg.AssetCheckSpec("both_seats_in_every_run", asset="openspiel_leaderboards", blocking=True)
     ],
-    description="Leaderboard of the OpenSpiel games (the same analysis as the generated "
-    "benchmark's leaderboards, without the complexity axes).",
+    description="Ratings of the OpenSpiel games, one metric per game family (issue 46): "
+    "Bradley-Terry Elo for win/draw/loss families, big blinds per 100 hands for hold'em, each "
+    "fitted on its family alone, with the cross-family summary in the metadata.",
 )
 def openspiel_leaderboards(
     config: StatsConfig, openspiel_match_corpus: dict[str, pd.DataFrame]
 ) -> Iterator[dg.Output[pd.DataFrame] | dg.AssetCheckResult]:
     pairs = openspiel_pairs(openspiel_match_corpus)
-    table, metadata = build_leaderboards(pairs, config)
-    metadata["games"] = ", ".join(sorted(pairs["game"].unique()))
-    metadata["runs"] = int(pairs["run_id"].nunique())
-    yield dg.Output(table, metadata=metadata)
+    ratings, summary = family_tables(pairs, config.analysis_settings())
+    metadata: dict[str, Any] = {
+        "dagster/row_count": len(ratings),
+        "families": ", ".join(sorted(ratings["family"].unique())),
+        "games": ", ".join(sorted(pairs["game"].unique())),
+        "runs": int(pairs["run_id"].nunique()),
+        "family_ratings": dg.MetadataValue.md(markdown_table(ratings.drop(columns=["games"]))),
+        "family_summary": dg.MetadataValue.md(markdown_table(summary)),
+        # the settings the group's release recomputes its analysis with
+        ANALYSIS_SETTINGS: dg.MetadataValue.json(config.analysis_settings().as_json()),
+    }
+    yield dg.Output(ratings, metadata=metadata)
     check = corpus_checks.paired_runs(pairs)
     yield dg.AssetCheckResult(
         check_name="both_seats_in_every_run",
@@ -395,27 +455,52 @@ def chess_pgn_table(
     return pd.DataFrame(rows, columns=list(declared(PGN).names))
 
 
+FAMILY_RATINGS = "family_ratings"
+FAMILY_SUMMARY = "family_summary"
+
+
+def pooled_unit_problems(games: Sequence[str]) -> list[str]:
+    """The unit check of a release's pooled fits (``leaderboards`` and the analysis tables the
+    release recomputes from ``complete_pairs``: every game in one fit): a problem when its games
+    are counted in more than one unit (``engines.stats.families.unit_problems``)."""
+    units = game_units(games)
+    fit = "leaderboards (and the release's pooled analysis)"
+    return unit_problems({fit: {g: u.unit for g, u in units.items()}})
+
+
 def openspiel_release_tables(
     games: pd.DataFrame,
     corpus: pd.DataFrame | Mapping[str, pd.DataFrame],
-    leaderboards: pd.DataFrame,
     roster: pd.DataFrame,
     moves: pd.DataFrame,
+    settings: AnalysisSettings | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """The tables of the group's release, under the generated benchmark's names where they
-    hold the same thing (the gates and the analysis key on them): the games, every match of
-    every partition, the complete pairs, the moves, the leaderboard, the rethinks per game and
+    """The tables of one release of the group, whose games are all counted in one unit
+    (:func:`unit_groups`; ``ValueError`` naming the units otherwise), under the generated
+    benchmark's names where they hold the same thing (the gates and the analysis key on them):
+    the games, every match of every partition, the complete pairs, the moves, the leaderboard
+    (the Section 6 fit of these games, as the release recomputes it with ``settings``), the
+    ratings of each family and their summary (:func:`family_tables`), the rethinks per game and
     player (:func:`rethink_table`), the roster's players that played with the rethinks their
     games allowed (:func:`released_roster`), and every chess game in PGN when chess was played
     (:func:`chess_pgn_table`)."""
+    problems = pooled_unit_problems(list(games["game"].astype(str)))
+    if problems:
+        raise ValueError(f"one release per unit: {problems[0]}")
+    settings = settings or analysis_settings(None)
     matches = concat_partitions(corpus, MATCH_SCHEMA.names)
+    pairs = openspiel_pairs(corpus)
+    board = analyse(pairs, rng=np.random.default_rng(settings.seed), config=settings.config)
+    ratings, summary = family_tables(pairs, settings)
     rethinks = rethink_table(games, matches, moves, asked_players(roster))
     tables = {
         "openspiel_games": games,
         "match_corpus": matches,
-        "complete_pairs": openspiel_pairs(corpus),
+        "complete_pairs": pairs,
         "match_moves": moves,
-        "leaderboards": leaderboards,
+        "leaderboards": board.tables["leaderboard"],
+        FAMILY_RATINGS: ratings,
+        FAMILY_SUMMARY: summary,
         RETHINKS: rethinks,
         "roster": released_roster(roster, rethinks),
     }
@@ -438,10 +523,17 @@ def build_openspiel_release(
     config: ReleaseConfig,
     settings: AnalysisSettings | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The ``openspiel_release`` asset's value and metadata as a plain function: publish
-    ``tables`` (:func:`openspiel_release_tables`) into the store past every gate, as the
-    benchmark ``openspiel`` under the games' engine version (raises ``GateFailed`` naming a
-    failed gate, the store left as it was)."""
+    """Publish ``tables`` (:func:`openspiel_release_tables`) into the store past every gate, as
+    the benchmark ``openspiel`` under the games' engine version, and return the published row
+    and metadata. Before any gate, the ``units`` check: a release whose games are counted in
+    more than one unit is refused (``GateFailed`` ``gate units failed: ...``), since the release
+    recomputes its pooled analysis over all its games; then the release gates (``GateFailed``
+    naming a failed gate). A refused release leaves the store as it was."""
+    from releases.store import GateFailed
+
+    problems = pooled_unit_problems(list(tables["openspiel_games"]["game"].astype(str)))
+    if problems:
+        raise GateFailed(f"gate units failed: {problems[0]}; publish one release per unit")
     store = config.store_path()
     settings = settings or analysis_settings(None)
     published, recorded = publish_release(
@@ -456,13 +548,59 @@ def build_openspiel_release(
     return published_row(published), release_metadata(published, recorded, store, settings)
 
 
+def build_openspiel_releases(
+    games: pd.DataFrame,
+    corpus: Mapping[str, pd.DataFrame],
+    roster: pd.DataFrame,
+    moves: pd.DataFrame,
+    profile: Mapping[str, Any],
+    config: ReleaseConfig,
+    settings: AnalysisSettings | None = None,
+    ratings: pd.DataFrame | None = None,
+) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """The ``openspiel_release`` asset as a plain function: one release per unit the group's
+    games are counted in (:func:`unit_groups`: the win/draw/loss games, and hold'em's chips),
+    each with its own games, matches, moves, pooled fit and family ratings, so that no released
+    fit reads two units; the published rows (one per release) and each release's metadata.
+    ``ratings``: the ``openspiel_leaderboards`` value, which each release's family ratings must
+    equal (``ValueError`` otherwise: the asset was fitted with other settings or data)."""
+    settings = settings or analysis_settings(None)
+    rows, metadata = [], []
+    for tokens in unit_groups(list(games["game"].astype(str))).values():
+        chosen = games.loc[games["game"].isin(tokens)].reset_index(drop=True)
+        parts = {t: corpus[t] for t in tokens}
+        ids = set(concat_partitions(parts, MATCH_SCHEMA.names)["match_id"])
+        mine = moves.loc[moves["match_id"].isin(ids)].reset_index(drop=True)
+        tables = openspiel_release_tables(chosen, parts, roster, mine, settings)
+        if ratings is not None:
+            expected = ratings.loc[ratings["family"].isin(tables[FAMILY_RATINGS]["family"])]
+            _same_ratings(expected.reset_index(drop=True), tables[FAMILY_RATINGS])
+        row, meta = build_openspiel_release(tables, profile, config, settings)
+        rows.append(row)
+        metadata.append(meta)
+    return pd.concat(rows, ignore_index=True), metadata
+
+
+def _same_ratings(expected: pd.DataFrame, released: pd.DataFrame) -> None:
+    """``ValueError`` (one line) unless a release's family ratings are the asset's."""
+    columns = ["family", "model", "value", "ci_low", "ci_high", "rank"]
+    left = expected[columns].reset_index(drop=True)
+    right = released[columns].reset_index(drop=True)
+    if not left.equals(right):
+        raise ValueError(
+            "the release's family ratings differ from openspiel_leaderboards': materialize "
+            "openspiel_leaderboards again before the release"
+        )
+
+
 @dg.asset(
     group_name=GROUP_NAME,
     kinds={"pandas", "parquet"},
-    description="The openspiel group's versioned, hash-attested release (its games, corpus, "
-    "complete pairs, redacted transcripts, leaderboard and analysis tables, roster), published "
-    "into the release store past the release gates by the same machinery as release_bundle; "
-    'its manifest records "benchmark": "openspiel".',
+    description="The openspiel group's versioned, hash-attested releases, one per unit its "
+    "games are counted in (results; hold'em's chips), each with its games, corpus, complete "
+    "pairs, redacted transcripts, leaderboard and analysis tables, family ratings, roster, "
+    "published into the release store past the release gates by the same machinery as "
+    'release_bundle; their manifests record "benchmark": "openspiel".',
 )
 def openspiel_release(
     context: dg.AssetExecutionContext,
@@ -475,16 +613,24 @@ def openspiel_release(
     openspiel_leaderboards: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     moves = tournament_moves(paths, sorted(openspiel_match_corpus))
-    tables = openspiel_release_tables(
-        openspiel_games, openspiel_match_corpus, openspiel_leaderboards, roster, moves
-    )
     settings = analysis_settings(context.instance, "openspiel_leaderboards")
-    value, metadata = build_openspiel_release(
-        tables, profile.get().model_dump(mode="json"), config, settings
+    value, metadata = build_openspiel_releases(
+        openspiel_games,
+        openspiel_match_corpus,
+        roster,
+        moves,
+        profile.get().model_dump(mode="json"),
+        config,
+        settings,
+        ratings=openspiel_leaderboards,
     )
-    verb = "published" if metadata["newly_published"] else "already published"
-    context.log.info(f"{verb} release {metadata['release_id']} at {metadata['release_path'].path}")
-    return dg.Output(value, metadata=metadata)
+    for meta in metadata:
+        verb = "published" if meta["newly_published"] else "already published"
+        context.log.info(f"{verb} release {meta['release_id']} at {meta['release_path'].path}")
+    first = dict(metadata[0])
+    if len(metadata) > 1:  # one release per unit: every id and path
+        first["release_ids"] = ", ".join(str(m["release_id"]) for m in metadata)
+    return dg.Output(value, metadata=first)
 
 
 @dg.asset_check(

@@ -497,6 +497,53 @@ CHESS_PGN = Table(
     ),
 )
 
+# issue 46: one metric per game family in the openspiel group (engines.stats.families).
+FAMILY_RATINGS = Table(
+    "family_ratings",
+    "one row per (game family, model) of the openspiel group: the family's own metric, fitted on "
+    "that family's games alone (issue 46): Bradley-Terry Elo for win/draw/loss families, big "
+    "blinds per 100 hands for chip families; never a fit across families or units",
+    "asset openspiel_leaderboards (engines.stats.families.family_ratings)",
+    (
+        col("family", "string", "the game family (OpenSpiel's short name: chess, go, ...)"),
+        col("unit", "string", "what a deal's result is counted in: result (+1, 0, -1) | chips"),
+        col("metric", "string", "elo (result families) | bb_per_100 (chip families)"),
+        col("model", "string", "model (roster name)"),
+        col(
+            "value",
+            "float64",
+            "the metric: Elo above the family's anchor, or big blinds won per 100 hands",
+            "Elo | big blinds per 100 hands",
+        ),
+        col("ci_low", "float64", "2.5% bootstrap percentile (runs resampled)", "as value"),
+        col("ci_high", "float64", "97.5% bootstrap percentile (runs resampled)", "as value"),
+        col("rank", "int64", "rank within the family (1 = best)", "rank"),
+        col("deals", "int64", "the model's deals in the family", "deals"),
+        col("anchor", "string", "the model at Elo 0: the family's lowest (empty: chips)"),
+        col(
+            "z",
+            "float64",
+            "the value standardised within the family (mean 0, population sd 1 over its models)",
+            "family standard deviations",
+        ),
+        col("games", "string", "the family's games, comma-separated"),
+    ),
+)
+FAMILY_SUMMARY = Table(
+    "family_summary",
+    "one row per model: the cross-family summary, the mean of its per-family standardised "
+    "values (family_ratings.z) over the families it played, every family weighing the same "
+    "(issue 46; engines.stats.families)",
+    "asset openspiel_leaderboards (engines.stats.families.family_summary)",
+    (
+        col("model", "string", "model (roster name)"),
+        col("summary", "float64", "mean z over the families played", "family standard deviations"),
+        col("rank", "int64", "rank by summary (1 = best)", "rank"),
+        col("families", "int64", "families played", "families"),
+        col("family_list", "string", "the families played, comma-separated"),
+    ),
+)
+
 _SEAT_DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "fallbacks": ("moves that fell back to a default action (unparsable reply)", "moves"),
     "rethinks": ("retries after an unparsable or illegal reply", "retries"),
@@ -1100,6 +1147,8 @@ TABLES: dict[str, Table] = {
         OPENSPIEL_GAMES,
         OPENSPIEL_RETHINKS,
         CHESS_PGN,
+        FAMILY_RATINGS,
+        FAMILY_SUMMARY,
         MATCH_CORPUS,
         COMPLETE_PAIRS,
         SUPERSEDED_MATCHES,

@@ -36,6 +36,7 @@ by it (``families`` says how many it played).
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -237,7 +238,11 @@ def family_table(
             "ci_high": high,
             "rank": _ranks(point),
             "deals": deals.astype(np.int64),
-            "anchor": runs.models[anchor] if anchor is not None else None,
+            # one dtype whether or not the family has an anchor (a chip family has none)
+            "anchor": pd.Series(
+                [runs.models[anchor] if anchor is not None else None] * len(runs.models),
+                dtype=object,
+            ),
             "z": z,
             "games": ", ".join(sorted(pairs["game"].astype(str).unique())),
         },
@@ -245,15 +250,22 @@ def family_table(
     )
 
 
+def family_generator(seed: int, family: str) -> np.random.Generator:
+    """The bootstrap's generator of one family: from ``seed`` and the family's name alone, so a
+    family's intervals do not depend on which other families are fitted beside it."""
+    return np.random.default_rng([seed, zlib.crc32(family.encode("utf-8"))])
+
+
 def family_ratings(
     pairs: pd.DataFrame,
     units: Mapping[str, GameUnit],
     n_boot: int,
-    rng: np.random.Generator,
+    seed: int,
 ) -> pd.DataFrame:
     """Every family's ratings, families in name order (module docstring): ``pairs`` the complete
-    pairs of any games, ``units`` each game's family and unit. ``ValueError`` (one line) for a
-    game without a unit, or a family whose games are counted in two units."""
+    pairs of any games, ``units`` each game's family and unit, ``n_boot`` replicates per family
+    from :func:`family_generator`. ``ValueError`` (one line) for a game without a unit, or a
+    family whose games are counted in two units."""
     games = sorted(pairs["game"].astype(str).unique())
     missing = [g for g in games if g not in units]
     if missing:
@@ -272,6 +284,7 @@ def family_ratings(
         if len(blinds) > 1:
             raise ValueError(f"family {family} has games with big blinds {sorted(blinds)}")
         subset = pairs.loc[pairs["game"].astype(str).isin(members)]
+        rng = family_generator(seed, family)
         tables.append(family_table(family, subset, units[members[0]], n_boot, rng))
     return pd.concat(tables, ignore_index=True)
 

@@ -192,14 +192,18 @@ def test_the_group_materializes_per_game_and_fits_a_leaderboard(group: Group) ->
     board = group.board
     assert board.success
     assert all(c.passed for c in board.get_asset_check_evaluations())
+    # one metric per family (issue 46): both games are win/draw/loss games, so Elo in each,
+    # anchored at the family's lowest player
     table = board.output_for_node("openspiel_leaderboards")
-    assert set(table["model"]) == set(PLAYERS)
-    alpha = dict(zip(table["model"], table["alpha"], strict=True))
-    assert abs(sum(alpha.values())) < 1e-9  # sum-to-zero strengths
-    assert alpha["mcts-60"] > alpha["random"]
+    assert set(table["family"]) == {"connect_four", "liars_dice"}
+    assert set(table["metric"]) == {"elo"} and set(table["model"]) == set(PLAYERS)
+    four = table.loc[table["family"] == "connect_four"].set_index("model")
+    assert four.loc["mcts-60", "value"] > four.loc["random", "value"]
+    assert four["value"].min() == 0.0 and four.loc[four["anchor"].iloc[0], "value"] == 0.0
     (mat,) = board.asset_materializations_for_node("openspiel_leaderboards")
     assert mat.metadata["games"].value == ", ".join(sorted(GAMES))
-    assert "per_game_alpha" in mat.metadata and mat.metadata["runs"].value == len(GAMES) * 3 * RUNS
+    assert mat.metadata["families"].value == "connect_four, liars_dice"
+    assert "family_summary" in mat.metadata and mat.metadata["runs"].value == len(GAMES) * 3 * RUNS
 
 
 def released(folder: Path, name: str) -> pd.DataFrame:
@@ -259,11 +263,12 @@ def test_the_group_release_is_published_verifies_and_holds_the_assets(
     assert sorted(pairs["match_id"]) == sorted(corpus["match_id"])
     assert paired_runs(pairs).passed
     board = group.board.output_for_node("openspiel_leaderboards")
+    columns = ["family", "model", "value", "ci_low", "ci_high", "rank", "z"]
     pd.testing.assert_frame_equal(
-        released(folder, "leaderboards")[["model", "alpha"]].reset_index(drop=True),
-        board[["model", "alpha"]].reset_index(drop=True),
-        check_dtype=False,
+        released(folder, "family_ratings")[columns], board[columns], check_dtype=False
     )
+    assert set(released(folder, "family_summary")["model"]) == set(PLAYERS)
+    assert set(released(folder, "leaderboards")["model"]) == set(PLAYERS)
     assert set(released(folder, "per_game_alpha")["game_seed"]) == set(games["game_seed"])
     assert len(released(folder, "pairwise")) and len(released(folder, "bradley_terry"))
     pd.testing.assert_frame_equal(
@@ -295,7 +300,6 @@ def release_inputs(group: Group) -> dict[str, pd.DataFrame]:
             key: result.output_for_node("openspiel_match_corpus")
             for key, result in zip(GAMES, group.corpora, strict=True)
         },
-        group.board.output_for_node("openspiel_leaderboards"),
         group.games.output_for_node("roster"),
         openspiel.tournament_moves(ProjectPaths(data_dir=str(group.env.data)), GAMES),
     )
@@ -435,4 +439,5 @@ def test_two_players_get_a_leaderboard(project_env: ProjectEnv, tmp_path: Path) 
         run_config={"ops": {"openspiel_leaderboards": {"config": {"bootstrap": 20, "subsets": 5}}}},
     ).output_for_node("openspiel_leaderboards")  # fmt: skip
     assert set(board["model"]) == {"random", "mcts-8"}
-    assert board["alpha"].sum() == pytest.approx(0.0, abs=1e-9)
+    # two players: the lower is the anchor at 0 Elo, the summary's z is -1 and +1
+    assert sorted(board["value"])[0] == 0.0 and sorted(board["z"]) == [-1.0, 1.0]

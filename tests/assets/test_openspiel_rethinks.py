@@ -19,7 +19,14 @@ from arena.games import resolve_games
 from arena.roster import parse_roster, with_protocol
 from arena.tournament.journal import MATCHES, MOVES
 from arena.tournament.runner import run_tournament
-from assets.openspiel import RETHINKS, openspiel_release_tables, openspiel_table, rethink_table
+from assets.leaderboards import StatsConfig
+from assets.openspiel import (
+    RETHINKS,
+    openspiel_release_tables,
+    openspiel_table,
+    released_roster,
+    rethink_table,
+)
 from assets.roster import roster_table
 from engines.openspiel.spec import PROTOCOLS
 from quality.schema import schema_problems
@@ -74,10 +81,10 @@ def test_the_released_roster_records_the_rethinks_the_games_allowed(
 ) -> None:
     roster = played["roster"]
     assert dict(zip(roster["name"], roster["rethinks"], strict=True)) == {"random": 0, "llm": 0}
-    corpus = {g: played["matches"].loc[played["matches"]["game"] == g] for g in GAMES}
-    tables = openspiel_release_tables(
-        played["games"], corpus, pd.DataFrame(), roster, played["moves"]
-    )
+    # hold'em and connect four go to two releases (one per unit); the roster of each is what
+    # released_roster makes of the rethinks of its games: here of both games at once
+    rethinks = rethink_table(played["games"], played["matches"], played["moves"], {"llm"})
+    tables = {RETHINKS: rethinks, "roster": released_roster(roster, rethinks)}
     released = dict(zip(tables["roster"]["name"], tables["roster"]["rethinks"], strict=True))
     # connect four's protocol allows 3, hold'em's 1: the most is recorded; random keeps its 0
     assert PROTOCOLS["menu-forfeit"].rethinks == 3 and PROTOCOLS["game-arena-poker"].rethinks == 1
@@ -98,6 +105,25 @@ def test_the_released_roster_records_the_rethinks_the_games_allowed(
         assert row["rethinks_allowed"] == (3 if game == "openspiel:connect_four" else 1)
         bot = per_game.loc[(game, "random")]
         assert bot["rethinks"] == 0 and bot["rethinks_allowed"] == 0
+
+
+def test_each_release_records_the_rethinks_of_its_own_games(
+    played: dict[str, pd.DataFrame],
+) -> None:
+    matches, games = played["matches"], played["games"]
+    for game, allowed in (("openspiel:connect_four", 3), ("openspiel:hunl", 1)):
+        corpus = {game: matches.loc[matches["game"] == game].reset_index(drop=True)}
+        ids = set(corpus[game]["match_id"])
+        moves = played["moves"].loc[played["moves"]["match_id"].isin(ids)]
+        tables = openspiel_release_tables(
+            games.loc[games["game"] == game].reset_index(drop=True),
+            corpus,
+            played["roster"],
+            moves,
+            StatsConfig(bootstrap=20, subsets=5).analysis_settings(),
+        )
+        roster = dict(zip(tables["roster"]["name"], tables["roster"]["rethinks"], strict=True))
+        assert roster == {"random": 0, "llm": allowed}
 
 
 def test_a_move_past_its_protocol_is_refused_in_one_line(

@@ -28,13 +28,8 @@ from arena.games import resolve_games
 from arena.roster import parse_roster
 from arena.tournament.journal import MATCHES, MOVES
 from arena.tournament.runner import run_tournament
-from assets.leaderboards import StatsConfig, build_leaderboards
-from assets.openspiel import (
-    build_openspiel_release,
-    openspiel_pairs,
-    openspiel_release_tables,
-    openspiel_table,
-)
+from assets.leaderboards import StatsConfig
+from assets.openspiel import build_openspiel_release, openspiel_release_tables, openspiel_table
 from assets.release import ReleaseConfig
 from assets.roster import roster_table
 from tests.doubles.scripted_server import Answer, Request, ScriptedServer, completion
@@ -102,13 +97,12 @@ def publish_chess_and_go(root: Path) -> Published:
     matches = pd.read_parquet(folder / MATCHES)
     corpus = {g: matches.loc[matches["game"] == g].reset_index(drop=True) for g in GAMES}
     stats = StatsConfig(bootstrap=50, subsets=20)
-    board, _ = build_leaderboards(openspiel_pairs(corpus), stats)
     tables = openspiel_release_tables(
-        openspiel_table(GAMES),
+        openspiel_table(GAMES),  # chess and Go: both counted in results, one release
         corpus,
-        board,
         roster_table(roster),
         pd.read_parquet(folder / MOVES),
+        stats.analysis_settings(),
     )
     row, _ = build_openspiel_release(
         tables,

@@ -83,7 +83,7 @@ def planted_pairs(elo: dict[str, float], runs_per_pair: int, seed: int) -> pd.Da
 def test_planted_elo_is_recovered_within_its_intervals() -> None:
     planted = {"a-random": 0.0, "b-weak": 150.0, "c-mid": 300.0, "d-strong": 500.0}
     pairs = planted_pairs(planted, 300, seed=3)
-    table = family_ratings(pairs, {"openspiel:chess": CHESS}, 200, np.random.default_rng(0))
+    table = family_ratings(pairs, {"openspiel:chess": CHESS}, 200, 0)
     assert set(table["metric"]) == {"elo"} and set(table["anchor"]) == {"a-random"}
     got = dict(zip(table["model"], table["value"], strict=True))
     assert got["a-random"] == 0.0  # anchored: the lowest of the point estimate
@@ -98,7 +98,7 @@ def test_big_blinds_per_100_hands() -> None:
     """A wins 10 and 6 chips in a run against B at blinds 1-2: 16 chips in 2 hands is 8 chips,
     4 big blinds a hand, 400 BB/100; B loses as much."""
     pairs = pd.DataFrame(run_rows("openspiel:hunl", 2, "r1", "A", "B", (10, 6)))
-    table = family_ratings(pairs, {"openspiel:hunl": HUNL}, 20, np.random.default_rng(0))
+    table = family_ratings(pairs, {"openspiel:hunl": HUNL}, 20, 0)
     got = dict(zip(table["model"], table["value"], strict=True))
     assert got == {"A": 400.0, "B": -400.0}
     assert set(table["metric"]) == {"bb_per_100"} and table["anchor"].isna().all()
@@ -124,7 +124,7 @@ def test_per_family_metrics_rank_stockfish_first_where_the_pooled_fit_did_not() 
     pooled = overall_leaderboard(pairs, np.random.default_rng(0), n_boot=20)
     assert pooled.sort_values("rank")["model"].iloc[0] == "mcts"
     units = {"openspiel:chess": CHESS, "openspiel:hunl": HUNL}
-    ratings = family_ratings(pairs, units, 100, np.random.default_rng(0))
+    ratings = family_ratings(pairs, units, 100, 0)
     chess = ratings.loc[ratings["family"] == "chess"].set_index("model")
     assert list(chess.sort_values("rank").index) == ["stockfish", "mcts", "random"]
     poker = ratings.loc[ratings["family"] == "universal_poker"].set_index("model")
@@ -167,6 +167,15 @@ def test_a_fit_across_units_is_named() -> None:
     pairs = issue_corpus()
     mixed = {"openspiel:chess": CHESS, "openspiel:hunl": GameUnit("chess", "chips", 2)}
     with pytest.raises(ValueError, match="family chess pools games counted in 2 units"):
-        family_ratings(pairs, mixed, 10, np.random.default_rng(0))
+        family_ratings(pairs, mixed, 10, 0)
     with pytest.raises(ValueError, match="no unit for game"):
-        family_ratings(pairs, {"openspiel:chess": CHESS}, 10, np.random.default_rng(0))
+        family_ratings(pairs, {"openspiel:chess": CHESS}, 10, 0)
+
+
+def test_a_familys_ratings_do_not_depend_on_the_other_families_fitted() -> None:
+    pairs = issue_corpus()
+    both = family_ratings(pairs, {"openspiel:chess": CHESS, "openspiel:hunl": HUNL}, 50, 7)
+    alone = family_ratings(
+        pairs.loc[pairs["game"] == "openspiel:chess"], {"openspiel:chess": CHESS}, 50, 7
+    )
+    pd.testing.assert_frame_equal(both.loc[both["family"] == "chess"].reset_index(drop=True), alone)
