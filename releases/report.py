@@ -500,6 +500,83 @@ def leaderboard_section(
     return join(parts)
 
 
+FAMILY_METRICS = {
+    "elo": ("Elo", "Bradley-Terry Elo over every deal of the family (a draw half a point), "
+            "anchored at the family's lowest player"),
+    "bb_per_100": ("BB/100", "big blinds won per 100 hands against the opponents met"),
+}  # fmt: skip
+
+
+def families_section(tables: Mapping[str, pd.DataFrame]) -> Markup:
+    """The openspiel group's metric per game family and the cross-family summary (issue 46;
+    ``engines.stats.families``); nothing without ``family_ratings``."""
+    ratings = tables.get("family_ratings")
+    if ratings is None or ratings.empty:
+        return Markup("")
+    units = sorted(set(ratings["unit"].astype(str)))
+    pooled = (
+        f"they are all counted in one unit ({units[0]})."
+        if len(units) == 1
+        else f"they are counted in {len(units)} units ({', '.join(units)}), so its numbers mix "
+        "units: read the families below instead."
+    )
+    parts: list[Any] = [
+        tag("h2", "Per game family", id="families"),
+        tag(
+            "p",
+            "Each game family is rated in its own metric, fitted on its games alone, with a 95% "
+            "bootstrap interval over runs: no fit reads two families. The leaderboard above "
+            f"fits this release's games together; {pooled}",
+        ),
+    ]
+    for family, group in ratings.groupby("family", sort=True):
+        metric = str(group["metric"].iloc[0])
+        short, words = FAMILY_METRICS.get(metric, (metric, metric))
+        parts.append(tag("h3", f"{family}: {short}"))
+        parts.append(tag("p", f"{words}; games: {group['games'].iloc[0]}.", class_="note"))
+        rows = []
+        for r in group.sort_values(["rank", "model"]).to_dict("records"):
+            rows.append(
+                [
+                    fmt(r.get("rank")),
+                    tag("strong", r["model"]),
+                    (fmt(r.get("value"), digits=1), {"class_": "num"}),
+                    _interval(r.get("ci_low"), r.get("ci_high")),
+                    (fmt(r.get("deals")), {"class_": "num"}),
+                    (fmt(r.get("z"), digits=2, signed=True), {"class_": "num"}),
+                ]
+            )
+        headers = ["rank", "model", short, "95% interval", "deals", "z in the family"]
+        parts.append(table(headers, rows, class_="families"))
+    summary = tables.get("family_summary")
+    if summary is not None and not summary.empty:
+        parts.append(tag("h3", "Across families"))
+        parts.append(
+            tag(
+                "p",
+                "Each family's values standardised over its players (z: mean 0, standard "
+                "deviation 1), then averaged over the families a model played, every family "
+                "weighing the same. A unitless summary: it ranks, it does not measure a gap in "
+                "any game's unit, and a family of two players gives them -1 and +1 whatever "
+                "their gap.",
+                class_="note",
+            )
+        )
+        rows = [
+            [
+                fmt(r.get("rank")),
+                tag("strong", r["model"]),
+                (fmt(r.get("summary"), digits=2, signed=True), {"class_": "num"}),
+                (fmt(r.get("families")), {"class_": "num"}),
+                str(r.get("family_list") or ""),
+            ]
+            for r in summary.to_dict("records")
+        ]
+        headers = ["rank", "model", "mean z", "families", "which"]
+        parts.append(table(headers, rows, class_="families"))
+    return join(parts)
+
+
 def cost_section(
     tables: Mapping[str, pd.DataFrame], images: Mapping[str, bytes], shown: set[str]
 ) -> Markup:
@@ -1688,6 +1765,7 @@ def render_report(
         [
             summary_section(manifest, integrity, present),
             leaderboard_section(tables, images, shown),
+            families_section(tables),
             cost_section(tables, images, shown),
             anchored_section(tables),
             editions_section(tables, images, shown),

@@ -408,3 +408,46 @@ def test_the_cost_block_shows_llm_usage_and_is_absent_for_bots(
     index = render_report(tables, {}, images, manifest_for())["index.html"]
     assert b"Strength and cost" in index and b"../plots/strength_cost.png" in index
     assert f"{0.25 * int(seat.sum()):.4f}".encode() in index
+
+
+def test_the_per_family_section_shows_each_familys_metric_and_the_summary() -> None:
+    """Issue 46: the openspiel group's family_ratings and family_summary, each family under its
+    own metric; absent from a release without them."""
+    ratings = pd.DataFrame(
+        {
+            "family": ["chess", "chess", "universal_poker", "universal_poker"],
+            "unit": ["result", "result", "chips", "chips"],
+            "metric": ["elo", "elo", "bb_per_100", "bb_per_100"],
+            "model": ["stockfish", "random", "mcts", "random"],
+            "value": [412.5, 0.0, 1900.0, -1900.0],
+            "ci_low": [300.0, 0.0, 1500.0, -2300.0],
+            "ci_high": [520.0, 0.0, 2300.0, -1500.0],
+            "rank": [1, 2, 1, 2],
+            "deals": [40, 40, 40, 40],
+            "anchor": ["random", "random", None, None],
+            "z": [1.0, -1.0, 1.0, -1.0],
+            "games": ["openspiel:chess"] * 2 + ["openspiel:hunl"] * 2,
+        }
+    )
+    summary = pd.DataFrame(
+        {
+            "model": ["mcts", "stockfish", "random"],
+            "summary": [1.0, 1.0, -1.0],
+            "rank": [1, 1, 3],
+            "families": [1, 1, 2],
+            "family_list": ["universal_poker", "chess", "chess, universal_poker"],
+        }
+    )
+    tables = {"family_ratings": ratings, "family_summary": summary}
+    index = render_report(tables, {}, {}, manifest_for())["index.html"].decode()
+    assert '<h2 id="families">Per game family</h2>' in index
+    assert "<h3>chess: Elo</h3>" in index and "<h3>universal_poker: BB/100</h3>" in index
+    assert "412.5" in index and "[1500.0, 2300.0]" in index and "-1900.0" in index
+    assert "no fit reads two families" in index and "chess, universal_poker" in index
+    # a release of the group holds one unit; tables put together across units are flagged
+    assert "counted in 2 units (chips, result), so its numbers mix units" in index
+    chess = {"family_ratings": ratings.loc[ratings["family"] == "chess"]}
+    one = render_report(chess, {}, {}, manifest_for())["index.html"].decode()
+    assert "they are all counted in one unit (result)." in one and "Across families" not in one
+    plain = render_report({}, {}, {}, manifest_for())["index.html"].decode()
+    assert "Per game family" not in plain
