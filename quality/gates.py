@@ -179,6 +179,29 @@ def complete_pairs(pairs: pd.DataFrame) -> GateResult:
     return GateResult.of(corpus_checks.paired_runs(pairs))
 
 
+def unfinished_moves(moves: pd.DataFrame) -> GateResult:
+    """A move without an action is the last move of its match: the request that ended the match
+    unanswered (a forfeit, retries spent), recorded so that every request is counted
+    (``arena.tournament.runner.with_unfinished``); anywhere else it is a broken transcript."""
+    if moves.empty or "action" not in moves.columns:
+        return GateResult(True, {"moves": len(moves), "unfinished": 0}, "no moves to check")
+    missing = moves["action"].isna()
+    last = moves.groupby("match_id")["index"].transform("max") == moves["index"]
+    broken = moves.loc[missing & ~last]
+    figures = {"moves": len(moves), "unfinished": int(missing.sum()), "broken": len(broken)}
+    if len(broken):
+        first = broken.iloc[0]
+        return GateResult(
+            False,
+            figures,
+            f"match {first['match_id']} has a move without an action at index "
+            f"{int(first['index'])}, before its last move",
+        )
+    return GateResult(
+        True, figures, f"{int(missing.sum())} unfinished moves, each the last of its match"
+    )
+
+
 # Numbers recomputed from the same data by the same code agree to rounding: the fits are
 # deterministic, but a BLAS may sum in another order on another machine.
 REPRODUCTION_RTOL = 1e-9

@@ -36,6 +36,7 @@ from quality.gates import (
     game_attestation,
     match_attestation,
     rulebook_consistency,
+    unfinished_moves,
     zero_sum,
 )
 from quality.schema import schema_gate
@@ -51,6 +52,7 @@ GATE_NAMES = (
     "parse_fallbacks",
     "zero_sum",
     "complete_pairs",
+    "moves",
 )
 
 
@@ -124,6 +126,8 @@ def table_gates(
             out["attestation"] = match_attestation(frame, games, engine_version)
     if name == "complete_pairs":
         out["complete_pairs"] = complete_pairs(frame)
+    if name == "match_moves":
+        out["moves"] = unfinished_moves(frame)
     return out
 
 

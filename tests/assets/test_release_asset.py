@@ -318,6 +318,7 @@ def test_the_release_is_published_verified_and_stable(
         "parse_fallbacks",
         "zero_sum",
         "complete_pairs",
+        "moves",
         "reproduction",
         "redaction",
     }

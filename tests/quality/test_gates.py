@@ -207,3 +207,34 @@ def test_matches_of_the_openspiel_group_are_attested_to_its_games() -> None:
     under = release_gates(tables, engine_version=ENGINE_VERSION, with_expectations=False)
     assert not under["attestation"].passed  # played under another engine than the release's
     assert "engine_version" in under["attestation"].message
+
+
+def test_a_move_without_an_action_may_only_end_its_match() -> None:
+    """The request that ended a match unanswered is recorded (every request counted, issue 41)
+    as a last move without an action; the ``moves`` gate and the transcript's expectations
+    let that one through and refuse a missing action anywhere else."""
+    from quality.expectations import SUITES, expectations_gate
+    from quality.gates import unfinished_moves
+
+    moves = pd.DataFrame(
+        {
+            "match_id": ["m1", "m1", "m2", "m2"],
+            "index": [0, 1, 0, 1],
+            "seat": ["alice", "bob", "alice", "bob"],
+            "player": ["a", "b", "a", "b"],
+            "legal_actions": ["[]"] * 4,
+            "action": ["call", None, "fold", "call"],
+            "fallback": [False] * 4,
+            "rethinks": [0] * 4,
+        }
+    )
+    passed = unfinished_moves(moves)
+    assert passed.passed and passed.figures == {"moves": 4, "unfinished": 1, "broken": 0}
+    assert expectations_gate(moves, SUITES["match_moves"], "match_moves").passed
+    broken = moves.assign(action=["call", "raise", None, "call"])
+    failed = unfinished_moves(broken)
+    assert not failed.passed
+    assert (
+        failed.message == "match m2 has a move without an action at index 0, before its last move"
+    )
+    assert "moves" in table_gates("match_moves", moves, engine_version=ENGINE_VERSION)
