@@ -1283,6 +1283,9 @@ def replay_views(spec: GameSpec, play_seed: int, moves: Sequence[Mapping[str, An
             problem = f"move {k + 1}: the engine offers {legal}, the transcript {recorded}"
             break
         views.append([seat_view(state.observation(s)) for s in (0, 1)])
+        if _unanswered(move):
+            problem = f"move {k + 1}: unanswered, the match ended here"
+            break
         try:
             state.apply(str(move["action"]))
         except ValueError as exc:
@@ -1290,6 +1293,12 @@ def replay_views(spec: GameSpec, play_seed: int, moves: Sequence[Mapping[str, An
             break
     final = [seat_view(state.observation(s)) for s in (0, 1)]
     return Replay(views, final, problem)
+
+
+def _unanswered(move: Mapping[str, Any]) -> bool:
+    """The move that ended its match unanswered (recorded without an action, issue 41)."""
+    action = move.get("action")
+    return action is None or (isinstance(action, float) and math.isnan(action))
 
 
 # -- OpenSpiel deals (issue 46, item 4): boards drawn, cards shown --------------------------
@@ -1364,6 +1373,9 @@ def replay_openspiel(
             break
         views.append([openspiel_seat_view(state, s) for s in (0, 1)])
         boards.append(board())
+        if _unanswered(move):
+            problem = f"move {k + 1}: unanswered, the match ended here"
+            break
         try:
             state.apply(str(move["action"]))
         except ValueError as exc:

@@ -451,3 +451,21 @@ def test_the_per_family_section_shows_each_familys_metric_and_the_summary() -> N
     assert "they are all counted in one unit (result)." in one and "Across families" not in one
     plain = render_report({}, {}, {}, manifest_for())["index.html"].decode()
     assert "Per game family" not in plain
+
+
+def test_the_viewer_stops_at_a_move_the_match_ended_on_unanswered() -> None:
+    """A move recorded without an action (the request that ended the match, issue 41) ends the
+    replay with a note, not an error about an illegal action."""
+    from engines.gbg import new_deal, presets
+    from releases.report import replay_views
+
+    spec = presets.kuhn()
+    state = new_deal(spec, 7)
+    first = state.legal_actions()[0]
+    moves = [
+        {"seat": "alice", "action": first, "legal_actions": list(state.legal_actions())},
+        {"seat": "bob", "action": None, "legal_actions": None},
+    ]
+    replay = replay_views(spec, 7, moves)
+    assert len(replay.views) == 2
+    assert replay.problem == "move 2: unanswered, the match ended here"
