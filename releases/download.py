@@ -47,6 +47,8 @@ import httpx
 
 from arena.progress import ProgressReporter
 from arena.retry import Failed, RetryPolicy, retry, retryable_status
+from arena.secrets import REDACTED
+from quality.redaction import strip_userinfo
 from releases.bundle import RELEASE_ID_PATTERN
 from releases.errors import Interrupted, OutOfTime, Refused, ReleaseFailure
 from releases.identity import MAX_MANIFEST_BYTES
@@ -206,7 +208,7 @@ class HttpSource:
         self, url: str, stall_s: float = DEFAULT_STALL_S, rng: random.Random | None = None
     ) -> None:
         self.base = url.rstrip("/")
-        self.name = url
+        self.name = strip_userinfo(url, REDACTED)  # what messages call it
         self.stall_s = stall_s
         self.client = httpx.Client(
             timeout=httpx.Timeout(stall_s, connect=min(stall_s, 10.0)),
@@ -380,9 +382,17 @@ def _check_range(response: httpx.Response, relative: str, offset: int, size: int
 
 
 def open_source(source: str | Path, stall_s: float = DEFAULT_STALL_S) -> LocalSource | HttpSource:
-    """A source for a store path or an http(s) URL."""
+    """A source for a store path or an http(s) URL (``ValueError`` in one line for a URL that
+    does not parse or names no host, e.g. ``http://[::1``)."""
     text = str(source)
     if text.startswith(("http://", "https://")):
+        shown = strip_userinfo(text, REDACTED)
+        try:
+            url = httpx.URL(text)
+        except httpx.InvalidURL as exc:
+            raise ValueError(f"{shown!r} is not a store URL httpx can read ({exc})") from None
+        if not url.host:
+            raise ValueError(f"{shown!r} is not a store URL: it names no host")
         return HttpSource(text, stall_s)
     if "://" in text:
         raise ValueError(f"unsupported store URL {text}; use a folder or an http(s) URL")

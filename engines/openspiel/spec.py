@@ -22,12 +22,20 @@ Beyond OpenSpiel's rules, a game carries three things of our own, chosen per gam
 ``spec_hash`` hashes all of it with OpenSpiel's full parameter set (defaults included), so
 ``openspiel:go`` and ``openspiel:go(board_size=19)`` are the same game and any change to what
 determines play gives a new hash (and new run ids).
+
+OpenSpiel loads parameters it cannot play (``go(board_size=-1)`` loads, and its first state
+fails; ``hex(board_size=-1)`` plays a one-cell nonsense; ``hex(board_size=10000)`` takes 5 GB),
+so :func:`parse_openspiel` checks the parameters a token gives (issue 43): whole numbers from 0
+(or from their default, where OpenSpiel's default is negative) to :data:`MAX_INT_PARAMETER` (or
+their default, if larger), finite real numbers; then builds the first state, which must have a
+move to make unless the game is over. Each refusal is one ``ValueError`` line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import metadata
@@ -100,6 +108,10 @@ FAMILY_PROTOCOL: dict[str, str] = {
 # Player moves after which a game still running is adjudicated a draw (GameBench 2's chess cap).
 FAMILY_MOVE_CAP: dict[str, int] = {"chess": 400}
 
+
+MAX_INT_PARAMETER = 1000
+"""The largest whole-number parameter a token may give (a board side, a number of dice), unless
+OpenSpiel's default is larger: hex(board_size=1000) takes 80 MB, hex(board_size=10000) 5 GB."""
 
 # Perfect-information games in which the players strictly alternate (a Go pass is a move).
 ALTERNATING = frozenset({"chess", "go", "hex", "connect_four", "breakthrough"})
@@ -215,12 +227,14 @@ def parse_openspiel(token: str) -> OpenSpielSpec:
             name, given = ALIASES[body]
             game = pyspiel.load_game(name, given)
         else:
+            given = dict(pyspiel.game_parameters_from_string(body))
+            given.pop("name", None)
             game = pyspiel.load_game(body)
     except pyspiel.SpielError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "unknown error"
         raise ValueError(
-            f"{token!r} is not an OpenSpiel game OpenSpiel can load: {first}"
+            f"{token!r} is not an OpenSpiel game OpenSpiel can load: {_first_line(exc)}"
         ) from None
+    _check_parameters(token, game, given)
     kind = game.get_type()
     if game.num_players() != 2:
         raise ValueError(f"{token!r} has {game.num_players()} players; only two-player games play")
@@ -228,7 +242,49 @@ def parse_openspiel(token: str) -> OpenSpielSpec:
         raise ValueError(f"{token!r} is not zero-sum ({kind.utility.name}); only zero-sum games")
     if kind.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
         raise ValueError(f"{token!r} is not a sequential game ({kind.dynamics.name})")
+    _check_first_state(token, game)
     short = kind.short_name
     params = {k: _plain(v) for k, v in sorted(game.get_parameters().items())}
     protocol = PROTOCOLS[FAMILY_PROTOCOL.get(short, "genstrat")]
     return OpenSpielSpec(token, short, params, protocol, FAMILY_MOVE_CAP.get(short))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _check_parameters(token: str, game: Any, given: dict[str, Any]) -> None:
+    """Refuse (``ValueError``, one line) a parameter the token gives that OpenSpiel would load
+    but cannot play sensibly: a whole number below 0 (below its default, where that is
+    negative) or over :data:`MAX_INT_PARAMETER` (over its default, where that is larger), or a
+    real number that is not finite."""
+    defaults = game.get_type().parameter_specification
+    for name, value in sorted(given.items()):
+        default = defaults.get(name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise ValueError(f"{token!r}: parameter {name} is {value}, not a finite number")
+            continue
+        low = min(0, default) if isinstance(default, int) and not isinstance(default, bool) else 0
+        high = max(MAX_INT_PARAMETER, default if isinstance(default, int) else 0)
+        if not low <= value <= high:
+            raise ValueError(
+                f"{token!r}: parameter {name} is {value:,}; give a whole number from {low:,} "
+                f"to {high:,}"
+            )
+
+
+def _check_first_state(token: str, game: Any) -> None:
+    """Build the game's first state: OpenSpiel refuses some parameters only here (``go`` with a
+    board side of 1), and a game whose first state, not over, has no move is no game."""
+    try:
+        state = game.new_initial_state()
+    except (pyspiel.SpielError, ValueError, MemoryError) as exc:
+        raise ValueError(
+            f"{token!r}: OpenSpiel cannot start this game with these parameters: {_first_line(exc)}"
+        ) from None
+    if not state.is_terminal() and not state.is_chance_node() and not state.legal_actions():
+        raise ValueError(f"{token!r}: with these parameters the first player has no move")

@@ -187,11 +187,35 @@ def _ask(legal: tuple[str, ...], spec_rules: Any) -> str | None:
 # --- OpenSpiel games (engines.openspiel) -------------------------------------------------------
 
 
-def _openspiel_show(args: argparse.Namespace) -> int:
+def _openspiel_spec(token: str) -> Any:
+    """``engines.openspiel.parse_openspiel(token)``, with the process's own stderr held while
+    OpenSpiel runs: it writes ``OpenSpiel exception: ...`` there before it raises, and the
+    one-line error says the same (issue 43). What it wrote is given back unless parsing failed."""
+    import os
+    import tempfile
+
     from engines.openspiel import parse_openspiel
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            spec = parse_openspiel(token)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        held.seek(0)
+        written = held.read()
+    if written:
+        os.write(2, written)
+    return spec
+
+
+def _openspiel_show(args: argparse.Namespace) -> int:
     from engines.openspiel.text import rules_text
 
-    spec = parse_openspiel(args.seed)
+    spec = _openspiel_spec(args.seed)
     if args.json:
         payload = {"spec_hash": spec.spec_hash, "spec": spec.canonical()}
         print(json.dumps(payload, indent=2, ensure_ascii=False))
@@ -201,10 +225,9 @@ def _openspiel_show(args: argparse.Namespace) -> int:
 
 
 def _openspiel_simulate(args: argparse.Namespace) -> int:
-    from engines.openspiel import parse_openspiel
     from engines.openspiel.random_play import simulate
 
-    spec = parse_openspiel(args.seed)
+    spec = _openspiel_spec(args.seed)
     stats = simulate(spec, args.deals, first_seed=args.seed_offset)
     if args.json:
         print(json.dumps(stats, indent=2))
@@ -225,11 +248,10 @@ def _openspiel_play(args: argparse.Namespace) -> int:
     import random
 
     from arena.reference_engines import agent_plays, make_builtin
-    from engines.openspiel import parse_openspiel
     from engines.openspiel.boards import position_text
     from engines.openspiel.text import compact_menu, move_history, rules_text, side_name
 
-    spec = parse_openspiel(args.seed)
+    spec = _openspiel_spec(args.seed)
     name = args.vs or "mcts"
     bot = make_builtin(name)
     if not agent_plays(name, spec):

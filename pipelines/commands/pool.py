@@ -6,7 +6,8 @@ default to the run profile's (``$GENSTRAT_PROFILE``, else demo: the default conf
 the compact rulebook).  ``--count`` is the number of games to accept (the paper
 sampled 12,351 seeds to accept 2,000).  Progress goes to stderr; the summary (``sampled``,
 ``accepted``, rejection reasons with counts, feature frequencies, rulebook lengths,
-seeds/second) to stdout.
+seeds/second) to stdout.  A ``--verdicts`` file that cannot be written (a folder, a read-only
+place, ``/proc/version``) is a one-line error, exit status 2, at its first line at the latest.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pipelines.commands import add_game_options, count, game_options
 
@@ -65,7 +66,7 @@ def screen_command(args: argparse.Namespace) -> int:
     settings = AcceptanceSettings(**({"deals": args.deals} if args.deals else {}))
     started = time.perf_counter()
     verdicts = []
-    sink = args.verdicts.open("w", encoding="utf-8") if args.verdicts else None
+    sink = _open_verdicts(args.verdicts) if args.verdicts else None
     reporter = ProgressReporter(
         "accepted", total=args.count, unit="games", every_s=COMMAND_INTERVAL_S
     )
@@ -84,11 +85,11 @@ def screen_command(args: argparse.Namespace) -> int:
                 verdict.pop("spec_json", None)
                 verdicts.append(verdict)
                 if sink:
-                    sink.write(json.dumps(verdict) + "\n")
+                    _write_verdict(sink, args.verdicts, json.dumps(verdict) + "\n")
     finally:
         reporter.close()
         if sink:
-            sink.close()
+            _close_verdicts(sink, args.verdicts)
     summary = summarise(verdicts, time.perf_counter() - started)
     summary = {"start": args.start, "config_hash": config.config_hash, **summary}
     if args.json:
@@ -106,3 +107,32 @@ def screen_command(args: argparse.Namespace) -> int:
         f"max {lengths['max']}"
     )
     return 0
+
+
+def _cannot_write(path: Path, exc: OSError) -> ValueError:
+    return ValueError(f"cannot write the verdicts to {path}: {exc.strerror or exc}")
+
+
+def _open_verdicts(path: Path) -> IO[str]:
+    """``path`` opened for the verdicts, one line at a time (each line is written through, so
+    a file that takes no data fails at the first verdict, not after the screening)."""
+    if path.is_dir():
+        raise ValueError(f"cannot write the verdicts to {path}: it is a folder")
+    try:
+        return path.open("w", encoding="utf-8", buffering=1)
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+
+
+def _write_verdict(sink: IO[str], path: Path, line: str) -> None:
+    try:
+        sink.write(line)
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+
+
+def _close_verdicts(sink: IO[str], path: Path) -> None:
+    try:
+        sink.close()
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None

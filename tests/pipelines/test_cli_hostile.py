@@ -6,6 +6,9 @@ silently accepted (a count of zero, a nested file, a huge spec)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,7 @@ import pytest
 from engines.gbg import presets
 from pipelines import cli
 from pipelines.cli import MAX_ERROR_CHARS
+from tests.support import REPO_ROOT
 
 CRASHES = Path(__file__).resolve().parents[1] / "arena" / "programs" / "programs" / "raises.py"
 
@@ -134,3 +138,95 @@ def test_help_documents_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     for line in ("0    success", "1    a refusal or a failed check", "2    a usage or input error"):
         assert line in out
+
+
+def genstrat(*args: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:
+    """``python -m pipelines.cli ARGS`` in a child process, as the red team ran it."""
+    return subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def one_error_line(done: subprocess.CompletedProcess[str], status: int = 2) -> str:
+    """The error line of a refused command: its exit status, no traceback, and one
+    ``genstrat: error:`` line, the last on stderr (progress lines may come before it)."""
+    assert done.returncode == status, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("genstrat: error: ")]
+    assert len(errors) == 1 and done.stderr.splitlines()[-1] == errors[0], done.stderr
+    return errors[0]
+
+
+@pytest.mark.skipif(not Path("/proc/version").is_file(), reason="a Linux /proc")
+def test_verdicts_into_a_file_that_takes_no_data_are_one_line(tmp_path: Path) -> None:
+    """Issue 43, item 15: ``pool screen --verdicts /proc/version`` screened, then ended in an
+    OSError traceback."""
+    done = genstrat("pool", "screen", "--count", "1", "--verdicts", "/proc/version")
+    if os.access("/proc/version", os.W_OK):  # root opens it, and the write fails
+        assert "/proc/version: Input/output error" in one_error_line(done)
+    else:
+        assert "/proc/version: Permission denied" in one_error_line(done)
+    folder = one_error_line(genstrat("pool", "screen", "--count", "1", "--verdicts", str(tmp_path)))
+    assert f"cannot write the verdicts to {tmp_path}: it is a folder" in folder
+    missing = tmp_path / "no" / "such" / "v.jsonl"
+    line = one_error_line(genstrat("pool", "screen", "--count", "1", "--verdicts", str(missing)))
+    assert "No such file or directory" in line
+
+
+def test_a_store_url_that_does_not_parse_is_one_line(tmp_path: Path) -> None:
+    """Issue 43, item 15: ``release pull --from 'http://[::1'`` ended in an httpx traceback."""
+    dest = tmp_path / "dest"
+    for url in ("http://[::1", "http://", "https://user:pw@[::1"):
+        line = one_error_line(
+            genstrat("release", "pull", "gs-" + "0" * 32, "--from", url, "--to", str(dest))
+        )
+        assert "is not a store URL" in line and "pw@" not in line
+    assert not dest.exists()
+
+
+@pytest.mark.parametrize("command", ["show", "simulate"])
+def test_openspiel_parameters_openspiel_cannot_play_are_one_line(command: str) -> None:
+    """Issue 43, item 15: ``game simulate 'openspiel:go(board_size=-1)'`` ended in a SpielError
+    traceback, and ``game show`` printed the rules of a -1x-1 board with exit status 0."""
+    done = genstrat("game", command, "openspiel:go(board_size=-1)")
+    line = one_error_line(done)
+    assert "parameter board_size is -1; give a whole number from 0 to 1,000" in line
+    assert done.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("token", "message"),
+    [
+        ("openspiel:go(board_size=1)", "OpenSpiel cannot start this game"),  # OpenSpiel says so
+        ("openspiel:hex(board_size=0)", "the first player has no move"),
+        ("openspiel:hex(board_size=-1)", "parameter board_size is -1"),  # a one-cell nonsense
+        ("openspiel:hex(board_size=10000)", "parameter board_size is 10,000"),  # 5 GB
+        ("openspiel:connect_four(rows=-1)", "parameter rows is -1"),
+        ("openspiel:liars_dice(numdice=-1)", "parameter numdice is -1"),
+        ("openspiel:go(max_game_length=-1)", "parameter max_game_length is -1"),
+        ("openspiel:go(board_size=x)", "not an OpenSpiel game OpenSpiel can load"),
+    ],
+)
+def test_every_unplayable_openspiel_game_is_refused_in_exactly_one_line(
+    token: str, message: str
+) -> None:
+    """OpenSpiel writes "OpenSpiel exception: ..." to stderr itself before it raises; the
+    command's one line is all a reader sees."""
+    done = genstrat("game", "show", token)
+    assert message in one_error_line(done)
+    assert done.stderr.count("\n") == 1, done.stderr
+
+
+def test_openspiel_games_with_good_parameters_still_play(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main(["game", "show", "openspiel:go(board_size=9)"]) == 0
+    assert "9x9 board" in capsys.readouterr().out
+    assert cli.main(["game", "simulate", "openspiel:hex(board_size=5)", "--deals", "2"]) == 0
+    assert cli.main(["game", "show", "openspiel:hunl"]) == 0
