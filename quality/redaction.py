@@ -66,9 +66,8 @@ _USERINFO_TEXT = re.compile(USERINFO_TEXT)
 # digit (so "http://host/v1" and "1/2" hold none); a folder of this machine may also follow "/"
 # (file:////path).
 _NAME = r"[\w.~+@-]"
-ABSOLUTE_PATH = re.compile(
-    r"(?:(?<![\w.~+@/\\-])|(?<=://))/\w" + _NAME + r"*(?:/" + _NAME + r"*)*"
-)
+_PATH_START = r"(?:(?<![\w.~+@/\\-])|(?<=://))/\w"
+ABSOLUTE_PATH = re.compile(_PATH_START + _NAME + r"*(?:/" + _NAME + r"*)*")
 """Any absolute POSIX path in text (``/proc/self/mountinfo``, ``/dev/vda``)."""
 _HOST_BEFORE = r"(?<![\w.~+@\\-])"
 REDACTED_PATH = "<path>"
