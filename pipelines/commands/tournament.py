@@ -15,12 +15,18 @@
   ``--offline`` answers every model call from ``DIR/cache.sqlite`` (a rebuild that calls no
   provider).
 
-- ``tournament plan --roster FILE --profile P [--games SEEDS] [--runs N] [--out DIR] [--json]``:
-  before spending, the matches, calls, input/output/cached tokens, cost per model and in total
-  and the hours at the roster's rate limits (``arena.llm.plan``), under the profile's protocol
-  and runs per matchup.  Games default to the demo benchmark (Kuhn, Leduc and three generated
-  games); the totals are also given extrapolated to the profile's number of benchmark games.
-  With ``--out``, the matches already in that folder are left out.  Exit status 0, or 1 when an
+- ``tournament plan --roster FILE --profile P [--games SEEDS] [--runs N] [--out DIR]
+  [--calibration DIR ...] [--json]``: before spending, the matches, calls, input/output/cached
+  tokens, cost per model and in total and the hours at the roster's rate limits
+  (``arena.llm.plan``), under the profile's protocol and runs per matchup.  Games default to the
+  demo benchmark (Kuhn, Leduc and three generated games); the totals are also given
+  extrapolated to the profile's number of benchmark games.  With ``--out``, the matches already
+  in that folder are left out, and they calibrate the plan: each model's failed-answer and
+  retry rates, tokens per character and reply length, and, on a game with enough of its
+  matches, its moves per match (``--calibration`` adds folders of earlier tournaments of the
+  same players, e.g. ``tournament run --runs 1`` into a scratch folder).  Without calibration
+  the calls (and, with rethinks, the tokens and cost) are lower bounds, and the plan says so;
+  each model's line gives its basis and the range of its calls.  Exit status 0, or 1 when an
   estimate passes a budget (``max_usd``), 2 for bad input.
 
 Strategy programs in the roster (``kind: program``) take the admission test on each game first;
@@ -150,7 +156,16 @@ def register(subparsers: Any) -> None:
     plan.add_argument(
         "--runs", type=count(1, MAX_RUNS), default=None, metavar="N", help="default: the profile's"
     )
-    plan.add_argument("--out", default=None, metavar="DIR", help="leave out matches played here")
+    plan.add_argument(
+        "--out", default=None, metavar="DIR", help="leave out matches played here (and calibrate)"
+    )
+    plan.add_argument(
+        "--calibration",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of an earlier tournament of the same players to calibrate on (repeatable)",
+    )
     plan.add_argument("--json", action="store_true", help="print the plan as JSON")
     plan.set_defaults(handler=plan_command)
 
@@ -172,7 +187,16 @@ def plan_command(args: argparse.Namespace) -> int:
         tokens = None if args.release else list(DEMO_BENCHMARK_GAMES)
     games = chosen_games(args, tokens, profile.name)
     runs = args.runs or profile.runs_per_matchup
-    plan = plan_tournament(roster, games, runs, Path(args.out) if args.out else None)
+    for given in args.calibration:
+        if not (Path(given) / "journal.jsonl").is_file():
+            raise ValueError(f"--calibration {given}: no tournament journal there")
+    plan = plan_tournament(
+        roster,
+        games,
+        runs,
+        Path(args.out) if args.out else None,
+        calibration=[Path(c) for c in args.calibration],
+    )
     report = plan.as_dict()
     report |= {"profile": profile.name, "protocol": profile.protocol, "runs": runs}
     factor = profile.benchmark_games / len(games) if games else 0.0
@@ -201,6 +225,15 @@ def plan_command(args: argparse.Namespace) -> int:
                 f"{m['cached_input_tokens']:>12} {m['output_tokens']:>11} "
                 f"{m['cost_usd']:>10.2f}{flag}"
             )
+            low, high = m["bounds"]["calls"]
+            bound = (
+                f"lower bounds: {', '.join(m['lower_bounds'])}"
+                if m["lower_bounds"]
+                else f"+/- {1.96 * m['rel_se']:.1%} (95%, sampling)"
+            )
+            print(f"  {'':<24} {m['basis']}; {bound}; calls between {low} and {high}")
+            if m["assumptions"]:
+                print(f"  {'':<24} assumes {'; '.join(m['assumptions'])}")
         total = report["total"]
         print(
             f"  {'total':<24} {plan.matches:>8} {total['calls']:>9} {total['input_tokens']:>12} "
@@ -208,6 +241,18 @@ def plan_command(args: argparse.Namespace) -> int:
             f"{total['cost_usd']:>10.2f}"
         )
         print(f"  time at the roster's rate limits: {plan.hours:.2f} h")
+        calibrated = report["calibration"]
+        if calibrated["matches"]:
+            print(
+                f"  calibrated on {calibrated['matches']} matches in "
+                f"{', '.join(calibrated['folders'])}"
+            )
+        elif report["models"]:
+            print(
+                "  not calibrated: calls assume one legal answer a move at the first request "
+                "(lower bounds); play a calibration run (tournament run --runs 1 --out DIR) "
+                "and pass --calibration DIR"
+            )
         extra = report["extrapolated_to_profile_games"]
         print(
             f"  at the profile's {profile.benchmark_games} games: {extra['matches']} matches, "

@@ -37,9 +37,20 @@ def test_plan_json_names_every_model_and_the_profile(
     assert report["matches"] == 3 * 2 * 2 * 2  # 3 pairs, 2 games, 2 runs, 2 deals
     assert set(report["models"]) == {"claude", "gpt"}
     gpt = report["models"]["gpt"]
-    assert gpt["matches"] == 16 and gpt["output_tokens"] == 40 * gpt["calls"]
+    assert gpt["matches"] == 16
+    assert gpt["output_tokens"] == pytest.approx(40 * gpt["moves"], abs=40)  # (rounding)
+    # uncalibrated under the paper protocol (no rethinks): one request a move is a lower bound
+    # (retries), the tokens are not
+    assert gpt["basis"] == "game statistics (uncalibrated)"
+    assert gpt["lower_bounds"] == ["calls"] and gpt["calls"] == gpt["moves"]
+    assert "one answer a move on kuhn" in gpt["assumptions"]  # the paper protocol: no rethink
+    low, high = gpt["bounds"]["calls"]
+    assert low == gpt["calls"]
+    assert high == pytest.approx(7 * gpt["calls"], abs=7)  # up to 6 retries a request
+    assert report["calibration"]["matches"] == 0
     total = report["total"]
-    assert total["calls"] == sum(m["calls"] for m in report["models"].values())
+    # each figure is rounded on its own
+    assert abs(total["calls"] - sum(m["calls"] for m in report["models"].values())) <= 1
     assert total["cost_usd"] == pytest.approx(
         sum(m["cost_usd"] for m in report["models"].values()), abs=1e-5
     )
@@ -53,6 +64,7 @@ def test_plan_text_and_a_budget_passed(tmp_path: Path, capsys: pytest.CaptureFix
     captured = capsys.readouterr()
     assert code == 1
     assert "claude" in captured.out and "over budget" in captured.out
+    assert "lower bounds: calls" in captured.out and "not calibrated" in captured.out
     assert "passes a budget" in captured.err
 
 
@@ -61,6 +73,7 @@ def test_plan_text_and_a_budget_passed(tmp_path: Path, capsys: pytest.CaptureFix
     [
         (["--profile", "huge"], "unknown profile 'huge'"),
         (["--games", "no-such-game"], "no-such-game"),
+        (["--calibration", "/nonexistent/folder"], "no tournament journal there"),
     ],
 )
 def test_plan_bad_input_is_one_line(
