@@ -22,6 +22,11 @@ exceptions stay httpx's:
 Timeouts come from the request (httpx's ``timeout`` extension: connect, write, read); failures
 are raised as httpx's exceptions (``ConnectError``, ``ReadTimeout``, ``RemoteProtocolError``,
 ...).  Proxies are not supported (the harness builds its clients with ``trust_env=False``).
+
+A body is read within a bound: the request's ``max_body_bytes`` extension (``MAX_BODY_EXTENSION``;
+none: no bound).  A declared ``Content-Length`` past it is refused before any of the body is
+read, a chunked or close-delimited body as soon as it passes it; either way the connection is
+closed and ``BodyTooLarge`` raised, so a reply never holds more than the bound in memory.
 """
 
 from __future__ import annotations
@@ -35,6 +40,16 @@ from typing import Any
 import httpx
 
 MAX_HEADER_BYTES = 1 << 20
+MAX_BODY_EXTENSION = "max_body_bytes"
+READ_BYTES = 1 << 16  # a close-delimited body is read this much at a time
+
+
+class BodyTooLarge(httpx.TransportError):
+    """A reply's body passed the request's ``max_body_bytes`` (the connection is closed)."""
+
+    def __init__(self, limit: int, request: httpx.Request | None = None) -> None:
+        super().__init__(f"the reply's body is larger than {limit:,} bytes", request=request)
+        self.limit = limit
 
 
 @dataclass
@@ -49,6 +64,11 @@ class _Connection:
 
 class _StaleConnection(Exception):
     """A reused connection was closed by the server before any byte of the reply."""
+
+
+class _TooLarge(Exception):
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
 
 
 class LeanTransport(httpx.AsyncBaseTransport):
@@ -152,10 +172,14 @@ class LeanTransport(httpx.AsyncBaseTransport):
                 self._read_head(connection.reader, reused), timeouts.get("read")
             )
             started = True
+            limit = request.extensions.get(MAX_BODY_EXTENSION)
             content, reusable = await asyncio.wait_for(
-                self._read_body(connection.reader, headers, request.method, status),
+                self._read_body(connection.reader, headers, request.method, status, limit),
                 timeouts.get("read"),
             )
+        except _TooLarge as exc:
+            connection.close()
+            raise BodyTooLarge(exc.limit, request=request) from None
         except _StaleConnection:
             connection.close()
             raise
@@ -231,26 +255,41 @@ class LeanTransport(httpx.AsyncBaseTransport):
         headers: list[tuple[bytes, bytes]],
         method: str,
         status: int,
+        limit: int | None = None,
     ) -> tuple[bytes, bool]:
-        """(the body, whether the connection can carry another request)."""
+        """(the body, whether the connection can carry another request); ``_TooLarge`` as soon
+        as the body passes ``limit`` bytes."""
         if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
             return b"", True
         fields = {name.lower(): value for name, value in headers}
+        chunks: list[bytes] = []
+        size = 0
         if fields.get(b"transfer-encoding", b"").lower().endswith(b"chunked"):
-            chunks: list[bytes] = []
             while True:
                 size_line = await reader.readuntil(b"\r\n")
-                size = int(size_line.split(b";", 1)[0].strip(), 16)
-                if size == 0:
+                chunk = int(size_line.split(b";", 1)[0].strip(), 16)
+                if chunk == 0:
                     while await reader.readuntil(b"\r\n") != b"\r\n":
                         pass  # trailers
                     return b"".join(chunks), True
-                chunks.append(await reader.readexactly(size))
+                size += chunk
+                if limit is not None and size > limit:
+                    raise _TooLarge(limit)
+                chunks.append(await reader.readexactly(chunk))
                 await reader.readexactly(2)
         if b"content-length" in fields:
             length = int(fields[b"content-length"])
+            if length < 0:
+                raise ValueError(f"negative Content-Length {length}")
+            if limit is not None and length > limit:
+                raise _TooLarge(limit)
             return (await reader.readexactly(length) if length else b""), True
-        return await reader.read(), False  # no length: the body ends when the server closes
+        while piece := await reader.read(READ_BYTES):  # no length: it ends when the server closes
+            size += len(piece)
+            if limit is not None and size > limit:
+                raise _TooLarge(limit)
+            chunks.append(piece)
+        return b"".join(chunks), False
 
     async def aclose(self) -> None:
         for idle in self._idle.values():

@@ -22,6 +22,12 @@ stops the player (``PlayerStopped``); exhausted retries fail the move (``MoveNot
 that fails or forfeits (``MoveForfeited``) carries what its requests took (``Unfinished``), so
 the harness records them too (``arena.tournament.runner``).
 
+A reply outside the bounds of ``arena.llm.providers`` (larger than ``MAX_REPLY_BYTES``, nested
+too deeply, a token count that is not an integer from 0 to ``MAX_TOKEN_COUNT``) is an error of
+its request: the move fails with status ``error`` and its requests counted, and the failure,
+not the reply, is cached.  A cache entry outside those bounds (an older version's) is asked
+again by a live run and stops the player, in one line, offline.
+
 Budgets (``budget``, set by the tournament runner): before a request is sent, its worst-case
 cost (``worst_case_usd``: every byte of the request body an input token at the dearest input
 price, plus the request's own output limit, else ``DEFAULT_OUTPUT_BOUND`` tokens, at the
@@ -38,18 +44,21 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from arena.llm.cache import CacheMiss, ResponseCache, request_key
+from arena.llm.cache import CachedReply, CacheMiss, ResponseCache, UnusableEntry, request_key
 from arena.llm.providers import (
+    MAX_TEXT_CHARS,
     ChatReply,
     ChatRequest,
     MalformedReply,
     Message,
     Provider,
     ResponseFormat,
+    bounded_text,
 )
 from arena.llm.transport import (
     EndpointUnavailable,
     NonRetryableError,
+    ReplyRejected,
     Response,
     RetriesExhausted,
     Transport,
@@ -223,18 +232,16 @@ class LLMPlayer:
             prompt_cache=self.prompt_cache,
         )
         key = request_key(self.provider.kind, request.url, request.body, call_id)
-        cached = self.cache.get(key)
-        if cached is not None:
-            failure = cached.body.get(FAILURE_KEY) if isinstance(cached.body, dict) else None
-            if failure is None:
-                reply = self._read(cached.body)
+        found = self._cached(key, call_id)
+        if found is not None:
+            cached, reply, failure = found
+            if reply is not None:
                 if self.budget is not None:
                     self.budget.charge(self.name, self.reply_cost(reply))
                 return reply, cached.latency_s, cached.calls, True
-            if self.cache.offline:  # a rebuild replays the failure; a live run asks again
-                raise CallFailed(
-                    failure["kind"], failure["message"], cached.calls, cached.latency_s, True
-                )
+            if self.cache.offline and failure is not None:  # a rebuild replays the failure
+                kind, message = failure
+                raise CallFailed(kind, message, cached.calls, cached.latency_s, True)
         if self.cache.offline or self.transport is None:
             raise self.stop(str(CacheMiss(f"no cached reply for call {call_id} (offline)")))
         secrets = (self.api_key,) if self.api_key else ()
@@ -269,6 +276,10 @@ class LLMPlayer:
             message = f"player {self.name!r}: {exc}"
             self._cache_failure(key, exc.kind, message, exc.latency_s, exc.requests)
             raise CallFailed(exc.kind, message, exc.requests, exc.latency_s, False) from None
+        except ReplyRejected as exc:  # a reply past the bounds: an error of this request
+            message = f"player {self.name!r}: {exc}"
+            self._cache_failure(key, "error", message, exc.latency_s, exc.requests)
+            raise CallFailed("error", message, exc.requests, exc.latency_s, False) from None
         calls = response.requests
         body = response.body
         if secrets:
@@ -296,11 +307,30 @@ class LLMPlayer:
             reply.cache_write_tokens,
         )
 
-    def _read(self, body: Any) -> ChatReply:
+    def _cached(
+        self, key: str, call_id: str
+    ) -> tuple[CachedReply, ChatReply | None, tuple[FailureStatus, str] | None] | None:
+        """The cache's entry for ``key``: (entry, its reply or None, its recorded failure or
+        None); None when there is none, or (a live run) when it is unusable: it is asked
+        again.  Offline, an unusable entry stops the player with one line."""
         try:
-            return self.provider.parse(body)
-        except MalformedReply as exc:
-            raise self.stop(f"cached reply is malformed: {exc}") from None
+            cached = self.cache.get(key, call_id)
+            if cached is None:
+                return None
+            failure = cached.body.get(FAILURE_KEY) if isinstance(cached.body, dict) else None
+            if failure is None:
+                try:
+                    reply = self.provider.parse(cached.body)
+                except MalformedReply as exc:
+                    raise UnusableEntry(
+                        f"the cached reply of call {call_id} is unusable: {exc}"
+                    ) from None
+                return cached, reply, None
+            return cached, None, _recorded_failure(failure, call_id)
+        except UnusableEntry as exc:
+            if self.cache.offline:
+                raise self.stop(f"{exc}; run without --offline to ask the provider again") from None
+            return None
 
     async def decide(
         self, state: State, seat: int, rng: random.Random, call_id: str, preamble: str = ""
@@ -400,6 +430,15 @@ class LLMPlayer:
             reasoning="\n\n".join(reasoning) or None,
             earlier_responses=tuple(replies[:-1]),
         )
+
+
+def _recorded_failure(failure: Any, call_id: str) -> tuple[FailureStatus, str]:
+    """A failure the cache recorded for a call (``UnusableEntry`` when it is not one)."""
+    if isinstance(failure, dict):
+        kind, message = failure.get("kind"), failure.get("message")
+        if kind in ("timeout", "error") and isinstance(message, str):
+            return kind, bounded_text(message, MAX_TEXT_CHARS)
+    raise UnusableEntry(f"the cached failure of call {call_id} is unusable: not a failure")
 
 
 def _redact_json(value: Any, secrets: tuple[str, ...]) -> Any:

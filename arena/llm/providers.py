@@ -26,11 +26,23 @@ field.  Replies report the cached input tokens: OpenAI's
 (and ``cache_creation_input_tokens`` for a prefix written to the cache), Gemini's
 ``usageMetadata.cachedContentTokenCount``.  ``ChatReply.input_tokens`` is always the whole
 prompt (for Anthropic: ``input_tokens`` plus both cache counts).
+
+Bounds (issue 43, items 4, 5, 14): a reply is held to what a chat reply can be before any of it
+reaches the response cache or the journal.  ``decode_reply`` reads a body of at most
+``MAX_REPLY_BYTES`` (the transport stops reading there) nested at most ``MAX_JSON_DEPTH`` deep
+(else ``ReplyRefused``; a body that is not JSON is a ``MalformedReply``); ``parse`` takes a
+token count only as an integer from 0 to ``MAX_TOKEN_COUNT`` (an integral float is read as its
+integer; a negative, fractional, infinite, huge or non-numeric count makes the reply a
+``MalformedReply``, an absent or null one is 0), and keeps at most ``MAX_TEXT_CHARS`` of the
+text and ``MAX_REASONING_CHARS`` of the reasoning (``bounded_text``: the beginning and the end,
+where the answer's JSON object is, around ``CUT_MARK``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -45,6 +57,17 @@ DEFAULT_BASE_URLS: dict[str, str] = {
 }
 ANTHROPIC_VERSION = "2023-06-01"
 CACHE_KEY_PREFIX = "genstrat-"
+
+# The bounds of a reply (see the module docstring).  A chat reply is a few kilobytes; a
+# reasoning model's longest (a 128k-token thought, JSON-escaped) stays well under 8 MiB.
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+MAX_JSON_DEPTH = 64
+MAX_TOKEN_COUNT = 100_000_000  # per count of one reply: past any model's context window
+MAX_TEXT_CHARS = 64 * 1024
+MAX_REASONING_CHARS = 256 * 1024
+# What replaces the middle of a text past its bound: no brace (the move readers read JSON
+# objects only) and no digit (an amount) in it.
+CUT_MARK = "\n[... cut: the reply was longer than the harness keeps ...]\n"
 
 
 def prompt_cache_key(system: str) -> str:
@@ -62,7 +85,62 @@ def caches_by_default(kind: ProviderKind, base_url: str | None) -> bool:
 
 
 class MalformedReply(Exception):
-    """The provider's 2xx body is not the JSON document its API promises (retryable)."""
+    """The provider's 2xx body is not the JSON document its API promises."""
+
+
+class ReplyRefused(MalformedReply):
+    """A reply past the harness's bounds (its size, its nesting): never retried."""
+
+
+def json_depth(value: Any) -> int:
+    """How deeply ``value`` nests lists and objects (a scalar: 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        depth += 1
+        deepest = max(deepest, depth)
+        stack.extend((child, depth) for child in children if isinstance(child, dict | list))
+    return deepest
+
+
+def decode_reply(
+    content: bytes, max_bytes: int = MAX_REPLY_BYTES, max_depth: int = MAX_JSON_DEPTH
+) -> Any:
+    """A reply's body as JSON within the bounds (``ReplyRefused`` past them,
+    ``MalformedReply`` when it is not JSON)."""
+    if len(content) > max_bytes:
+        raise ReplyRefused(f"a reply of {len(content):,} bytes, past the limit of {max_bytes:,}")
+    try:
+        value = json.loads(content)
+    except RecursionError:
+        raise ReplyRefused(f"a reply nested more than {max_depth} levels deep") from None
+    except ValueError as exc:  # not JSON, not UTF-8, or an integer of thousands of digits
+        raise MalformedReply(f"a body that is not JSON ({_short(str(exc))})") from None
+    if json_depth(value) > max_depth:
+        raise ReplyRefused(f"a reply nested more than {max_depth} levels deep")
+    return value
+
+
+def bounded_text(text: str, limit: int) -> str:
+    """``text``, or when longer than ``limit`` characters its beginning and end around
+    ``CUT_MARK`` (``limit`` characters in all)."""
+    if len(text) <= limit:
+        return text
+    keep = max(limit - len(CUT_MARK), 0)
+    head = keep // 2
+    return text[:head] + CUT_MARK + text[len(text) - (keep - head) :]
+
+
+def _short(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -107,8 +185,35 @@ class Provider(Protocol):
     def parse(self, body: Any) -> ChatReply: ...
 
 
-def _int(value: Any) -> int:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+def token_count(usage: dict[str, Any], name: str, where: str = "usage") -> int:
+    """The token count ``usage[name]``: 0 when absent or null, else an integer from 0 to
+    ``MAX_TOKEN_COUNT`` (an integral float read as its integer), else ``MalformedReply``."""
+    found = value = usage.get(name)
+    if value is None:
+        return 0
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKEN_COUNT:
+        return value
+    raise MalformedReply(
+        f"{where}.{name} is {shown_number(found)}, not a token count (an integer from 0 to "
+        f"{MAX_TOKEN_COUNT:,})"
+    )
+
+
+def shown_number(value: Any) -> str:
+    """A value found where a count belongs, shown short (a huge integer by its magnitude)."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) < 10**15:
+            return str(value)
+        return f"{'-' if value < 0 else ''}about 10^{int(abs(value).bit_length() * 0.30103)}"
+    return _short(repr(value), 40)
+
+
+def _text(value: str | None, limit: int = MAX_TEXT_CHARS) -> str | None:
+    return None if value is None else bounded_text(value, limit)
 
 
 def _expect(condition: bool, what: str) -> None:
@@ -171,12 +276,16 @@ class OpenAIChat:
         prompt_details = usage.get("prompt_tokens_details")
         prompt_details = prompt_details if isinstance(prompt_details, dict) else {}
         return ChatReply(
-            text=text,
-            reasoning=reasoning if isinstance(reasoning, str) else None,
-            input_tokens=_int(usage.get("prompt_tokens")),
-            output_tokens=_int(usage.get("completion_tokens")),
-            reasoning_tokens=_int(details.get("reasoning_tokens")),
-            cached_input_tokens=_int(prompt_details.get("cached_tokens")),
+            text=_text(text),
+            reasoning=_text(reasoning, MAX_REASONING_CHARS) if isinstance(reasoning, str) else None,
+            input_tokens=token_count(usage, "prompt_tokens"),
+            output_tokens=token_count(usage, "completion_tokens"),
+            reasoning_tokens=token_count(
+                details, "reasoning_tokens", "usage.completion_tokens_details"
+            ),
+            cached_input_tokens=token_count(
+                prompt_details, "cached_tokens", "usage.prompt_tokens_details"
+            ),
         )
 
 
@@ -225,13 +334,16 @@ class AnthropicMessages:
             b["thinking"] for b in blocks if isinstance(b, dict) and b.get("type") == "thinking"
         ]
         usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
-        read = _int(usage.get("cache_read_input_tokens"))
-        written = _int(usage.get("cache_creation_input_tokens"))
+        read = token_count(usage, "cache_read_input_tokens")
+        written = token_count(usage, "cache_creation_input_tokens")
         return ChatReply(
-            text="".join(t for t in texts if isinstance(t, str)) if texts else None,
-            reasoning="\n".join(t for t in thoughts if isinstance(t, str)) or None,
-            input_tokens=_int(usage.get("input_tokens")) + read + written,
-            output_tokens=_int(usage.get("output_tokens")),
+            text=_text("".join(t for t in texts if isinstance(t, str))) if texts else None,
+            reasoning=_text(
+                "\n".join(t for t in thoughts if isinstance(t, str)), MAX_REASONING_CHARS
+            )
+            or None,
+            input_tokens=token_count(usage, "input_tokens") + read + written,
+            output_tokens=token_count(usage, "output_tokens"),
             cached_input_tokens=read,
             cache_write_tokens=written,
         )
@@ -306,14 +418,14 @@ class GeminiGenerate:
         texts = [p["text"] for p in parts if not p.get("thought")]
         thoughts = [p["text"] for p in parts if p.get("thought")]
         usage = body.get("usageMetadata") if isinstance(body.get("usageMetadata"), dict) else {}
-        thinking = _int(usage.get("thoughtsTokenCount"))
+        thinking = token_count(usage, "thoughtsTokenCount", "usageMetadata")
         return ChatReply(
-            text="".join(texts) if texts else None,
-            reasoning="\n".join(thoughts) or None,
-            input_tokens=_int(usage.get("promptTokenCount")),
-            output_tokens=_int(usage.get("candidatesTokenCount")) + thinking,
+            text=_text("".join(texts)) if texts else None,
+            reasoning=_text("\n".join(thoughts), MAX_REASONING_CHARS) or None,
+            input_tokens=token_count(usage, "promptTokenCount", "usageMetadata"),
+            output_tokens=token_count(usage, "candidatesTokenCount", "usageMetadata") + thinking,
             reasoning_tokens=thinking,
-            cached_input_tokens=_int(usage.get("cachedContentTokenCount")),
+            cached_input_tokens=token_count(usage, "cachedContentTokenCount", "usageMetadata"),
         )
 
 

@@ -12,21 +12,34 @@ generator, ``Retry-After``):
    connection errors (refused, reset, closed mid-reply) and 2xx replies whose body is not valid
    JSON (empty, truncated); a 429's ``Retry-After`` also pauses the whole provider;
 2. when no retry is left the failure is raised as ``RetriesExhausted`` (``kind`` is
-   ``timeout`` when the last attempt timed out, else ``error``);
+   ``timeout`` when the last attempt timed out or the request ran out of time, else ``error``);
 3. any other 4xx (400, 401, 403, 404, 422, ...) raises ``NonRetryableError`` at once: retrying
-   cannot help, and the player is stopped with the message.
+   cannot help, and the player is stopped with the message;
+4. a reply past the bounds of ``arena.llm.providers`` (a body larger than ``max_reply_bytes``,
+   read from the stream and given up as soon as it passes them, or JSON nested too deeply)
+   raises ``ReplyRejected`` at once: it is never retried, and none of it is kept.
+
+Time (issue 43, item 6): ``timeout_s`` bounds each attempt as a whole (connecting, sending,
+and reading the reply, however slowly it trickles in), and a request, its attempts and the
+waits between them included, ends within ``max_request_s`` of its first attempt (default: the
+policy's ``deadline_s``, else ``2 * timeout_s + max_retry_after_s``): an attempt gets at most
+the time left, and a wait that would end past the bound is not waited.  A ``Retry-After`` is
+honoured up to the policy's ``max_retry_after_s``; a longer one fails the request at once.
+Either way the request is given up (``RetriesExhausted``) and counts toward the circuit breaker.
 
 Counting: ``Response.requests`` and ``RetriesExhausted.requests`` count the attempts that reached
 the provider (every attempt but those whose connection could not be opened), so the corpus's
 ``calls`` equal what the provider saw; ``RetriesExhausted.latency_s`` is the time the attempts
 took.
 
-A ``CircuitBreaker`` (one per player, ``arena.tournament.lineup``) counts consecutive connection
-failures (refused, reset, closed mid-reply, timed out); any HTTP reply, whatever its status,
-resets the count.  At its threshold it opens for the rest of the run: the request that saw the
-last failure, every request waiting out a backoff and every later one raise
-``EndpointUnavailable`` at once instead of spending their retries (a dead endpoint gives up in
-seconds, not in a retry budget per move).
+A ``CircuitBreaker`` (one per player, ``arena.tournament.lineup``) counts consecutive failures:
+each attempt whose connection failed (refused, reset, closed mid-reply, timed out), and each
+request given up after replies with a retryable status (an endpoint that answers only 429 or
+5xx, or keeps the request waiting past its bound).  A 2xx reply or a non-retryable one resets
+the count; a reply with a retryable status neither counts nor resets.  At its threshold it
+opens for the rest of the run: the request that saw the last failure, every request waiting out
+a backoff and every later one raise ``EndpointUnavailable`` at once instead of spending their
+retries (a dead endpoint gives up in seconds, not in a retry budget per move).
 
 Secrets: headers are never logged or put in an exception; every text taken from a reply for an
 error message goes through ``redact`` with the player's key, so a provider that echoes the key
@@ -46,7 +59,9 @@ from typing import Any, Literal
 
 import httpx
 
-from arena.retry import Failed, Retrying, RetryPolicy, retryable_status
+from arena.llm.http11 import MAX_BODY_EXTENSION, BodyTooLarge
+from arena.llm.providers import MAX_REPLY_BYTES, MalformedReply, ReplyRefused, decode_reply
+from arena.retry import Failed, Retrying, RetryPolicy, retry_after_seconds, retryable_status
 from arena.secrets import redact
 
 
@@ -85,7 +100,19 @@ class EndpointUnavailable(TransportError):
     """The player's circuit breaker is open: too many consecutive connection failures."""
 
 
+class ReplyRejected(TransportError):
+    """A reply past the bounds (too large, nested too deeply): ``requests`` made, in
+    ``latency_s``; never retried."""
+
+    def __init__(self, message: str, requests: int, latency_s: float) -> None:
+        super().__init__(message)
+        self.requests = requests
+        self.latency_s = latency_s
+
+
 DEFAULT_MAX_CONNECTION_FAILURES = 10
+ERROR_DETAIL_BYTES = 64 * 1024  # of an error reply's body, read for its message
+TIMEOUT_GRACE_S = 0.1  # past an attempt's time, before the attempt is cut off whatever it does
 
 
 class CircuitBreaker:
@@ -98,6 +125,7 @@ class CircuitBreaker:
         self.consecutive = 0
         self.reason: str | None = None  # set once open
         self._opened: asyncio.Event | None = None
+        self._only_connections = True  # every counted failure was a connection failure
 
     def _event(self) -> asyncio.Event:
         if self._opened is None:
@@ -107,19 +135,21 @@ class CircuitBreaker:
         return self._opened
 
     def replied(self) -> None:
-        """An HTTP reply came back (any status): the endpoint is reachable."""
+        """A reply that is not a retryable failure came back: the endpoint answers."""
         if self.reason is None:
             self.consecutive = 0
+            self._only_connections = True
 
-    def failed(self, url: str, what: str) -> None:
-        """A connection failure; opens the breaker at the threshold."""
+    def failed(self, url: str, what: str, connection: bool = True) -> None:
+        """A connection failure, or (``connection=False``) a request given up after retryable
+        replies; opens the breaker at the threshold."""
         if self.reason is not None:
             return
         self.consecutive += 1
+        self._only_connections = self._only_connections and connection
         if self.consecutive >= self.threshold:
-            self.reason = (
-                f"{self.consecutive} consecutive connection failures at {url} (the last: {what})"
-            )
+            kind = "connection failures" if self._only_connections else "failures"
+            self.reason = f"{self.consecutive} consecutive {kind} at {url} (the last: {what})"
             self._event().set()
 
     async def pause(self, seconds: float) -> None:
@@ -158,9 +188,17 @@ class ProviderGate:
         """Hold every request of this provider for ``seconds`` from now (a 429's Retry-After)."""
         self._paused_until = max(self._paused_until, time.monotonic() + seconds)
 
-    async def acquire(self) -> int:
-        """Wait for a free slot, the rate limit and any pause; return the slot's number."""
-        slot = await self._free.get()
+    async def acquire(self, until: float | None = None) -> int | None:
+        """Wait for a free slot, the rate limit and any pause; return the slot's number, or
+        None when the request could not start before ``until`` (``time.monotonic``)."""
+        try:
+            slot = (
+                await self._free.get()
+                if until is None
+                else await asyncio.wait_for(self._free.get(), until - time.monotonic())
+            )
+        except TimeoutError:
+            return None
         try:
             while True:
                 now = time.monotonic()
@@ -168,6 +206,9 @@ class ProviderGate:
                 if start <= now:
                     self._next_start = now + self.interval
                     return slot
+                if until is not None and start > until:
+                    self._free.put_nowait(slot)
+                    return None
                 await asyncio.sleep(start - now)
         except BaseException:
             self._free.put_nowait(slot)
@@ -203,6 +244,8 @@ class Transport:
         rng: random.Random,
         timeout_s: float = 120.0,
         breaker: CircuitBreaker | None = None,
+        max_request_s: float | None = None,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         self.breaker = breaker
         self.clients = [clients] if isinstance(clients, httpx.AsyncClient) else list(clients)
@@ -212,7 +255,15 @@ class Transport:
         self.gate = gate
         self.retry = retry
         self.rng = rng
-        self.timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0))
+        self.timeout_s = timeout_s
+        if max_request_s is None:
+            max_request_s = retry.deadline_s
+        if max_request_s is None:
+            max_request_s = 2 * timeout_s + retry.max_retry_after_s
+        if max_request_s <= 0:
+            raise ValueError(f"max_request_s must be positive, got {max_request_s}")
+        self.max_request_s = max_request_s
+        self.max_reply_bytes = max_reply_bytes
 
     async def post_json(
         self,
@@ -226,25 +277,46 @@ class Transport:
         breaker = self.breaker
         sent = 0  # attempts that reached the provider
         spent = 0.0  # seconds the attempts took
+        deadline: float | None = None  # time.monotonic() by which the request ends
+        answered = False  # the last attempt was answered with a retryable status
 
-        async def attempt(number: int) -> Response | Failed:
-            nonlocal sent, spent
-            slot = await self.gate.acquire()
+        async def attempt(number: int) -> Response | Failed | None:
+            """One attempt: the reply, a retryable failure, or None when the request's time
+            ran out before it could start."""
+            nonlocal sent, spent, deadline, answered
+            slot = await self.gate.acquire(deadline)
+            if slot is None:
+                return None
+            if deadline is None:
+                deadline = time.monotonic() + self.max_request_s
             if breaker is not None and breaker.reason is not None:
                 self.gate.release(slot)
                 raise EndpointUnavailable(breaker.reason)
             client = self.clients[slot // self.slots_per_client]
+            limit = min(self.timeout_s, deadline - time.monotonic())
+            answered = False
             started = time.perf_counter()
             try:
-                reply = await client.post(
-                    url, content=payload, headers=headers, timeout=self.timeout
-                )
-            except httpx.TimeoutException as exc:
+                # httpx's own timeouts first (they know whether the request was sent); this
+                # one ends a reply that trickles in slower than any read timeout notices
+                async with asyncio.timeout(max(limit, 0.0) + TIMEOUT_GRACE_S):
+                    status, reason, reply_headers, content, writes = await self._exchange(
+                        client, url, payload, headers, limit
+                    )
+            except (TimeoutError, httpx.TimeoutException) as exc:
                 spent += time.perf_counter() - started
-                sent += requests_written(exc)
+                sent += requests_written(exc) if isinstance(exc, httpx.TimeoutException) else 1
+                what = _described(exc) if str(exc) else f"no reply within {limit:.3g} s"
                 if breaker is not None:
-                    breaker.failed(url, f"timed out ({_described(exc)})")
-                return Failed(f"timed out ({type(exc).__name__})", timed_out=True)
+                    breaker.failed(url, f"timed out ({what})")
+                short = type(exc).__name__ if str(exc) else what
+                return Failed(f"timed out ({short})", timed_out=True)
+            except BodyTooLarge as exc:
+                spent += time.perf_counter() - started
+                sent += 1
+                raise ReplyRejected(
+                    f"refused a reply larger than {exc.limit:,} bytes (the limit)", sent, spent
+                ) from None
             except (httpx.TransportError, OSError) as exc:
                 spent += time.perf_counter() - started
                 sent += requests_written(exc)
@@ -255,46 +327,110 @@ class Transport:
                 self.gate.release(slot)
             latency = time.perf_counter() - started
             spent += latency
-            sent += int(reply.extensions.get("request_writes", 1))  # http11's resend counts
-            if breaker is not None:
+            sent += writes  # http11's resend counts
+            status_retryable = retryable_status(status)
+            if breaker is not None and not status_retryable:
                 breaker.replied()
-            status = reply.status_code
             if 200 <= status < 300:
                 try:
-                    decoded = json.loads(reply.content) if reply.content else None
-                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+                    decoded = decode_reply(content, self.max_reply_bytes)
+                except ReplyRefused as exc:
+                    raise ReplyRejected(f"refused {exc}", sent, spent) from None
+                except MalformedReply:
                     decoded = None
                 if decoded is not None:
                     return Response(decoded, latency, number + 1, sent)
                 return Failed(f"HTTP {status} with a body that is not JSON")
-            if not retryable_status(status):
-                raise NonRetryableError(status, f"HTTP {status}: {_detail(reply, secrets)}")
-            wait = self.retry.retry_after(reply.headers.get("retry-after"))
-            if wait is not None and status == 429:
-                self.gate.pause(wait)
-            return Failed(f"HTTP {status}: {_detail(reply, secrets)}", retry_after=wait)
+            detail = _detail(content, reason, secrets)
+            if not status_retryable:
+                raise NonRetryableError(status, f"HTTP {status}: {detail}")
+            answered = True
+            asked = retry_after_seconds(reply_headers.get("retry-after"))
+            if asked is not None and status == 429:
+                self.gate.pause(min(asked, self.retry.max_retry_after_s))
+            return Failed(f"HTTP {status}: {detail}", retry_after=asked)
 
         retrying = Retrying(self.retry, self.rng)
+        failure: Failed | None = None
+        given_up = ""  # why the request stopped before its retries ran out
+        out_of_time = False
         while True:
             if breaker is not None and breaker.reason is not None:
                 raise EndpointUnavailable(breaker.reason)
             outcome = await attempt(retrying.attempts - 1)
+            if isinstance(outcome, Response):
+                return outcome
+            if outcome is None:  # the provider's pause or a full gate outlasted the bound
+                retrying.attempts -= 1  # the attempt was not made
+                given_up = f"could not start another attempt within {self.max_request_s:.3g} s"
+                out_of_time = True
+                break
+            failure = outcome
+            cap = self.retry.max_retry_after_s
+            if outcome.retry_after is not None and outcome.retry_after > cap:
+                given_up = (
+                    f"Retry-After {outcome.retry_after:.3g} s is past the cap of {cap:.3g} s "
+                    "(max_retry_after_s)"
+                )
+                break
             wait = retrying.after(outcome)
             if wait is None:
+                break
+            if deadline is not None and time.monotonic() + wait >= deadline:
+                retrying.attempts -= 1  # the retry is not made
+                given_up = f"a retry would start past the bound of {self.max_request_s:.3g} s"
+                out_of_time = True
                 break
             if breaker is None:
                 await asyncio.sleep(wait)
             else:
                 await breaker.pause(wait)
-        if isinstance(outcome, Failed):
-            if breaker is not None and breaker.reason is not None:
-                raise EndpointUnavailable(breaker.reason)
-            kind: Literal["timeout", "error"] = "timeout" if outcome.timed_out else "error"
-            attempts = retrying.attempts
-            raise RetriesExhausted(
-                kind, f"{outcome.reason} (after {attempts} attempts)", attempts, sent, spent
-            )
-        return outcome
+        assert failure is not None  # the first attempt always starts
+        attempts = retrying.attempts
+        message = f"{failure.reason} (after {attempts} attempts" + (
+            f"; {given_up})" if given_up else ")"
+        )
+        if breaker is not None and answered:
+            # given up on a retryable status (429, 5xx): one failure of the endpoint
+            breaker.failed(url, message, connection=False)
+        if breaker is not None and breaker.reason is not None:
+            raise EndpointUnavailable(breaker.reason)
+        timed_out = failure.timed_out or out_of_time
+        kind: Literal["timeout", "error"] = "timeout" if timed_out else "error"
+        raise RetriesExhausted(kind, message, attempts, sent, spent)
+
+    async def _exchange(
+        self,
+        client: httpx.AsyncClient,
+        url: str,
+        payload: bytes,
+        headers: dict[str, str],
+        limit_s: float,
+    ) -> tuple[int, str, httpx.Headers, bytes, int]:
+        """One POST, its body read from the stream within ``max_reply_bytes`` (``BodyTooLarge``
+        past it): (status, reason, headers, body, times the request was written)."""
+        bound = self.max_reply_bytes
+        timeout = httpx.Timeout(limit_s, connect=min(limit_s, 30.0))
+        async with client.stream(
+            "POST",
+            url,
+            content=payload,
+            headers=headers,
+            timeout=timeout,
+            extensions={MAX_BODY_EXTENSION: bound},
+        ) as reply:
+            declared = reply.headers.get("content-length", "").strip()
+            if declared.isdigit() and int(declared) > bound:
+                raise BodyTooLarge(bound, request=reply.request)
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in reply.aiter_bytes():
+                size += len(chunk)
+                if size > bound:
+                    raise BodyTooLarge(bound, request=reply.request)
+                chunks.append(chunk)
+            writes = int(reply.extensions.get("request_writes", 1))
+            return reply.status_code, reply.reason_phrase, reply.headers, b"".join(chunks), writes
 
 
 def _described(exc: BaseException, limit: int = 160) -> str:
@@ -315,12 +451,12 @@ def requests_written(exc: BaseException) -> int:
     return 0 if isinstance(exc, (*unsent, httpx.UnsupportedProtocol)) else 1
 
 
-def _detail(reply: httpx.Response, secrets: tuple[str, ...], limit: int = 300) -> str:
+def _detail(content: bytes, reason: str, secrets: tuple[str, ...], limit: int = 300) -> str:
     """A short, redacted description of an error reply (the provider's message if it has one)."""
-    text = reply.text if reply.content else ""
+    text = content[:ERROR_DETAIL_BYTES].decode("utf-8", errors="replace")
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = decode_reply(content[:ERROR_DETAIL_BYTES])
+    except MalformedReply:
         data = None
     if isinstance(data, dict):
         error = data.get("error", data)
@@ -331,4 +467,4 @@ def _detail(reply: httpx.Response, secrets: tuple[str, ...], limit: int = 300) -
         elif isinstance(error, str):
             text = error
     text = " ".join(redact(text, secrets).split())[:limit]
-    return text or reply.reason_phrase or "no detail"
+    return text or reason or "no detail"

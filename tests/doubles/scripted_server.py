@@ -5,7 +5,11 @@ It speaks just enough HTTP/1.1 (keep-alive, ``Content-Length`` bodies) to serve
 a function of the request that returns an ``Answer``.  An answer can be a normal completion, an
 HTTP error with headers (``429`` with ``Retry-After``), a stall past the client's timeout, a
 connection reset, an empty or truncated body, prose, or an illegal action, so that the harness
-meets every fault of the issue without any network beyond the loopback interface.
+meets every fault of the issue without any network beyond the loopback interface.  An answer
+can also be written slowly (``drip_s``: one byte at a time, that many seconds apart) or be a
+body too large to hold (``huge_completion``: a completion whose text is ``size`` bytes, written
+in pieces as it is generated, framed by ``Content-Length``, chunked, or ended by closing the
+connection), so the server's own memory stays small.
 
 The default script plays a legal action: it reads the menu from the last user message (the
 per-turn prompt ends with ``Legal actions: [...]``) and answers ``{"action": <first>}``.
@@ -23,9 +27,9 @@ import re
 import socket
 import struct
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from tests.doubles.loopback import HOST, LoopbackServer
 
@@ -43,15 +47,48 @@ class Request:
     number: int
 
 
+Framing = Literal["length", "chunked", "close"]
+
+
 @dataclass(frozen=True)
 class Answer:
-    """How to answer one request (see the module docstring)."""
+    """How to answer one request (see the module docstring): ``pieces`` (with ``length``
+    bytes in all), when given, is the body written piece by piece in ``framing``."""
 
     status: int = 200
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
     reset: bool = False
+    drip_s: float = 0.0
+    pieces: Callable[[], Iterator[bytes]] | None = None
+    length: int = 0
+    framing: Framing = "length"
+
+
+PIECE_BYTES = 1 << 20
+
+
+def huge_completion(size: int, framing: Framing = "length", tail: str = "") -> Answer:
+    """A 200 completion whose message content is ``size`` bytes of ``x`` then ``tail``,
+    generated a piece at a time (the server never holds it)."""
+    head = b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "'
+    end = (
+        json.dumps(tail)[1:-1].encode()
+        + b'"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 10, '
+        b'"completion_tokens": 8}}'
+    )
+
+    def pieces() -> Iterator[bytes]:
+        yield head
+        left = size
+        while left > 0:
+            n = min(left, PIECE_BYTES)
+            yield b"x" * n
+            left -= n
+        yield end
+
+    return Answer(200, pieces=pieces, length=len(head) + size + len(end), framing=framing)
 
 
 def legal_menu(request: Request) -> list[str]:
@@ -174,11 +211,23 @@ class ScriptedServer(LoopbackServer):
                     return
                 reason = _REASONS.get(answer.status, "Status")
                 extra = "".join(f"{k}: {v}\r\n" for k, v in answer.headers.items())
-                writer.write(
+                if answer.pieces is not None:
+                    await self._write_pieces(writer, answer, reason, extra)
+                    if answer.framing == "close":
+                        return
+                    continue
+                reply = (
                     f"HTTP/1.1 {answer.status} {reason}\r\ncontent-type: application/json\r\n"
                     f"content-length: {len(answer.body)}\r\n{extra}\r\n".encode("latin-1")
                     + answer.body
                 )
+                if answer.drip_s:
+                    for i in range(len(reply)):
+                        writer.write(reply[i : i + 1])
+                        await writer.drain()
+                        await asyncio.sleep(answer.drip_s)
+                    continue
+                writer.write(reply)
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
             pass
@@ -188,6 +237,33 @@ class ScriptedServer(LoopbackServer):
         finally:
             if not writer.is_closing():
                 writer.close()
+
+    @staticmethod
+    async def _write_pieces(
+        writer: asyncio.StreamWriter, answer: Answer, reason: str, extra: str
+    ) -> None:
+        """A body from ``answer.pieces``, framed as ``answer.framing`` says."""
+        assert answer.pieces is not None
+        framing = {
+            "length": f"content-length: {answer.length}\r\n",
+            "chunked": "transfer-encoding: chunked\r\n",
+            "close": "connection: close\r\n",
+        }[answer.framing]
+        writer.write(
+            f"HTTP/1.1 {answer.status} {reason}\r\ncontent-type: application/json\r\n"
+            f"{framing}{extra}\r\n".encode("latin-1")
+        )
+        for piece in answer.pieces():
+            if answer.framing == "chunked":
+                writer.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            else:
+                writer.write(piece)
+            await writer.drain()
+        if answer.framing == "chunked":
+            writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        if answer.framing == "close":
+            writer.close()
 
 
 def main(argv: list[str] | None = None) -> int:
