@@ -21,16 +21,27 @@ order, written through a temporary file and ``os.replace``, so a reader never se
 table and a resumed tournament ends with exactly the tables an uninterrupted one writes
 (wall-clock columns aside: ``started_at``, ``finished_at``, ``duration_s`` and, for built-in
 agents, ``latency_s``).
+
+A record is read only if what a provider's reply put in it is within bounds
+(``record_problem``: usage counts are integers from 0 to ``MAX_COUNT``, costs and latencies
+finite and non-negative, texts at most ``MAX_CELL_CHARS`` characters); a journal written by a
+version that did not hold replies to bounds may hold others (issue 43, items 4, 5, 14).  On
+open such a record is set aside: its line moves to ``<journal>.rejected`` beside the journal,
+its match is played again, and one line on the ``arena.tournament.journal`` logger (stderr,
+from the command line) says how many, where they went and the first one's problem.  A record
+that still cannot enter a table is refused in one line (``ValueError`` naming its match).
 """
 
 from __future__ import annotations
 
 import fcntl
 import json
+import logging
+import math
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -40,6 +51,7 @@ from engines.tournament.records import (
     DECIDED_STATUSES,
     MATCH_SCHEMA,
     MOVE_SCHEMA,
+    SEAT_COLUMNS,
     Record,
 )
 
@@ -48,6 +60,25 @@ MATCHES = "matches.parquet"
 MOVES = "moves.parquet"
 CACHE = "cache.sqlite"
 LOCK = ".lock"
+REJECTED_SUFFIX = ".rejected"  # journal.jsonl.rejected: records set aside (see the docstring)
+
+# The bounds of a record's usage and texts: a match's tokens are at most its moves times the
+# answers of a move times ``arena.llm.providers.MAX_TOKEN_COUNT``, far under 10**15 (and int64);
+# a move's text is at most ``MAX_REASONING_CHARS`` per answer of a move (eleven at most).
+MAX_COUNT = 10**15
+MAX_CELL_CHARS = 4 * 1024 * 1024
+_SEATS = ("alice", "bob")
+MATCH_COUNTS = (
+    "n_moves",
+    *(f"{name}_{seat}" for name, kind in SEAT_COLUMNS if kind == pa.int64() for seat in _SEATS),
+)
+MATCH_AMOUNTS = ("duration_s", *(f"cost_usd_{seat}" for seat in _SEATS))
+MOVE_COUNTS = ("rethinks", "input_tokens", "output_tokens", "reasoning_tokens", "calls",
+               "cached_input_tokens")  # fmt: skip
+MOVE_AMOUNTS = ("latency_s", "cost_usd")
+MOVE_TEXTS = ("raw_response", "reasoning")
+
+log = logging.getLogger(__name__)
 
 
 class Corpus:
@@ -143,8 +174,11 @@ class Corpus:
             if found is not None:
                 matches.append(found[0])
                 moves.extend(found[1])
-        write_table(matches, MATCH_SCHEMA, self.folder / MATCHES)
-        write_table(moves, MOVE_SCHEMA, self.folder / MOVES)
+        for rows, schema, name in ((matches, MATCH_SCHEMA, MATCHES), (moves, MOVE_SCHEMA, MOVES)):
+            try:
+                write_table(rows, schema, self.folder / name)
+            except (OverflowError, TypeError, ValueError, pa.ArrowException) as exc:
+                raise ValueError(_unwritable(rows, schema, name, self.folder, exc)) from None
         return len(matches), len(moves)
 
 
@@ -166,7 +200,8 @@ def repair_journal(path: Path) -> None:
 
 def read_journal(path: Path, repair: bool = False) -> dict[str, tuple[Record, list[Record]]]:
     """Matches in a journal (last line per id wins); a torn last line is skipped (and cut off
-    the file when ``repair``)."""
+    the file when ``repair``); a record outside the bounds is skipped (and with ``repair``
+    set aside, see the module docstring)."""
     records: dict[str, tuple[Record, list[Record]]] = {}
     if not path.exists():
         return records
@@ -175,17 +210,123 @@ def read_journal(path: Path, repair: bool = False) -> dict[str, tuple[Record, li
     if repair and end < len(data):
         with open(path, "r+b") as handle:
             handle.truncate(end)
-    for line in data[:end].splitlines():
+    kept: list[bytes] = []
+    rejected: list[bytes] = []
+    first = ""
+    for number, line in enumerate(data[:end].splitlines(keepends=True), 1):
         if not line.strip():
             continue
         try:
             entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a torn line followed by later writes cannot happen, but never crash
+        except (ValueError, RecursionError):  # never written whole: cannot happen, never crash
+            kept.append(line)
+            continue
         match = entry.get("match") if isinstance(entry, dict) else None
-        if isinstance(match, dict) and "match_id" in match:
-            records[match["match_id"]] = (match, list(entry.get("moves", [])))
+        if not (isinstance(match, dict) and isinstance(match.get("match_id"), str)):
+            kept.append(line)
+            continue
+        moves = entry.get("moves", [])
+        moves = [m for m in moves if isinstance(m, dict)] if isinstance(moves, list) else []
+        problem = record_problem(match, moves)
+        if problem is not None:
+            rejected.append(line)
+            first = first or f"line {number}, match {match['match_id']}: {problem}"
+            continue
+        kept.append(line)
+        records[match["match_id"]] = (match, moves)
+    if repair and rejected:
+        set_aside(path, kept, rejected, first)
     return records
+
+
+def set_aside(path: Path, kept: list[bytes], rejected: list[bytes], first: str) -> None:
+    """Move the ``rejected`` lines of a journal to ``<journal>.rejected`` (appended) and keep
+    the others, each file written whole; one line on the log."""
+    aside = path.with_name(path.name + REJECTED_SUFFIX)
+    with open(aside, "ab") as handle:
+        handle.writelines(rejected)
+        handle.flush()
+        os.fsync(handle.fileno())
+    atomic_write(path, lambda handle: handle.writelines(kept))
+    log.warning(
+        "genstrat: %s: %d match record(s) outside the bounds of a reply (written by an older "
+        "version) moved to %s, their matches to be played again; the first: %s",
+        path,
+        len(rejected),
+        aside.name,
+        first,
+    )
+
+
+def record_problem(match: Record, moves: Sequence[Record]) -> str | None:
+    """What is wrong with a journaled match's usage or texts, or None (module docstring)."""
+    found = _problem(match, MATCH_COUNTS, MATCH_AMOUNTS, ("error",))
+    if found is not None:
+        return found
+    for move in moves:
+        found = _problem(move, MOVE_COUNTS, MOVE_AMOUNTS, MOVE_TEXTS)
+        if found is None:
+            earlier = move.get("earlier_responses")
+            if earlier is not None and not (
+                isinstance(earlier, list)
+                and all(isinstance(t, str) and len(t) <= MAX_CELL_CHARS for t in earlier)
+            ):
+                found = "earlier_responses is not a list of texts within the bound"
+        if found is not None:
+            return f"move {move.get('index', '?')}: {found}"
+    return None
+
+
+def _problem(
+    row: Record, counts: Sequence[str], amounts: Sequence[str], texts: Sequence[str]
+) -> str | None:
+    for name in counts:
+        value = row.get(name)
+        if value is not None and not (
+            isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+        ):
+            return f"{name} is {_shown(value)}, not a count from 0 to 10^15"
+    for name in amounts:
+        value = row.get(name)
+        if value is not None and not (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and value >= 0
+        ):
+            return f"{name} is {_shown(value)}, not a finite non-negative number"
+    for name in texts:
+        value = row.get(name)
+        if value is not None and not (isinstance(value, str) and len(value) <= MAX_CELL_CHARS):
+            size = f"{len(value):,} characters" if isinstance(value, str) else _shown(value)
+            return f"{name} is {size}, past the bound of {MAX_CELL_CHARS:,} characters"
+    return None
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:
+        return f"{'-' if value < 0 else ''}about 10^{int(abs(value).bit_length() * 0.30103)}"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _unwritable(
+    rows: Sequence[Record], schema: pa.Schema, name: str, folder: Path, exc: Exception
+) -> str:
+    """One line naming the first journaled record that cannot enter the table ``name``."""
+    for row in rows:
+        try:
+            pa.Table.from_pylist([row], schema=schema)
+        except (OverflowError, TypeError, ValueError, pa.ArrowException) as bad:
+            problem = " ".join(str(bad).split())[:200]
+            return (
+                f"the journal in {folder} holds a record of match {row.get('match_id')!r} that "
+                f"cannot enter {name} ({type(bad).__name__}: {problem}); move its line out of "
+                "the journal and run again to play the match again"
+            )
+    return f"cannot write {name} in {folder}: {' '.join(str(exc).split())[:200]}"
 
 
 def write_table(rows: Iterable[Record], schema: pa.Schema, path: Path) -> None:
