@@ -49,15 +49,23 @@ Progress (matches done of scheduled, rate, ETA) goes to stderr; the summary to s
   ``timeout`` or ``error`` (``--retry-failed`` plays them again);
 - 1: incomplete, and running the same command again cannot help: a strategy program was
   refused admission on a game (fix the program; the summary names program, game and reason);
-- 2: bad input (a usage error, a bad roster, game or option).
+- 2: bad input (a usage error, a bad roster, game or option);
+- 143: stopped by SIGTERM (``EXIT_TERMINATED``, 128 + 15): the matches in flight are dropped,
+  the journal keeps every match played and the tables are written, one line says so, and the
+  same command resumes.  A second SIGTERM ends the process at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from pipelines.commands import (
@@ -74,6 +82,9 @@ if TYPE_CHECKING:
 # The exit status of a run that stopped short but that running again can finish (sysexits.h's
 # EX_TEMPFAIL, "temporary failure, the user is invited to retry").
 EXIT_RERUN = 75
+# The exit status of a run stopped by SIGTERM (128 + the signal's number, as the shell reports a
+# process the signal ended).
+EXIT_TERMINATED = 128 + signal.SIGTERM
 RUN_EXIT_CODES = f"""exit status:
   0    every scheduled match is recorded with a result
   1    incomplete, and the same command cannot finish it: a strategy program was refused
@@ -84,6 +95,8 @@ RUN_EXIT_CODES = f"""exit status:
        matches once the cause is fixed) or matches were recorded as timeout or error
        (--retry-failed plays them again)
   130  interrupted (the same command resumes)
+  {EXIT_TERMINATED}  stopped by SIGTERM (the journal keeps the matches played; the same command
+       resumes)
 Each stopped player, and what is left to do, is one line on stderr."""
 
 # Runs per matchup a tournament accepts (the paper plays at most 20): a larger number is a typo,
@@ -263,7 +276,46 @@ def plan_command(args: argparse.Namespace) -> int:
     return 1 if over else 0
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the run is, so that it unwinds as from Ctrl-C: the matches in flight
+    are dropped, the journal is closed and the tables are written."""
+
+
+@contextlib.contextmanager
+def sigterm_unwinds() -> Iterator[None]:
+    """Within the block, SIGTERM raises ``Terminated`` (once: a second one ends the process at
+    once); the previous handler is restored after it.  Only the main thread can take signals,
+    and a process started to ignore SIGTERM (``nohup``-like launchers) goes on ignoring it."""
+    main = threading.current_thread() is threading.main_thread()
+    if not main or signal.getsignal(signal.SIGTERM) == signal.SIG_IGN:
+        yield
+        return
+
+    def terminated(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def run_command(args: argparse.Namespace) -> int:
+    try:
+        with sigterm_unwinds():
+            return _run(args)
+    except Terminated:
+        print(
+            f"genstrat: stopped by SIGTERM; the journal in {args.out} keeps the matches played: "
+            "run the same command to resume",
+            file=sys.stderr,
+        )
+        return EXIT_TERMINATED
+
+
+def _run(args: argparse.Namespace) -> int:
     from arena.progress import COMMAND_INTERVAL_S, ProgressReporter
     from arena.roster import load_roster, with_protocol, with_rulebook_style
     from arena.tournament.runner import run_tournament
