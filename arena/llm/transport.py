@@ -17,7 +17,9 @@ generator, ``Retry-After``):
    cannot help, and the player is stopped with the message;
 4. a reply past the bounds of ``arena.llm.providers`` (a body larger than ``max_reply_bytes``,
    read from the stream and given up as soon as it passes them, or JSON nested too deeply)
-   raises ``ReplyRejected`` at once: it is never retried, and none of it is kept.
+   raises ``ReplyRejected`` at once: it is never retried, and none of it is kept.  Replies are
+   asked for uncompressed (``Accept-Encoding: identity``); one compressed anyway is bounded
+   decoded.
 
 Time (issue 43, item 6): ``timeout_s`` bounds each attempt as a whole (connecting, sending,
 and reading the reply, however slowly it trickles in), and a request, its attempts and the
@@ -415,7 +417,9 @@ class Transport:
             "POST",
             url,
             content=payload,
-            headers=headers,
+            # taken as sent, so the bound counts the bytes that arrive (a compressed reply is
+            # still bounded decoded, by as much as one piece expands)
+            headers={"accept-encoding": "identity", **headers},
             timeout=timeout,
             extensions={MAX_BODY_EXTENSION: bound},
         ) as reply:

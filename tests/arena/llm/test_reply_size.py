@@ -12,6 +12,7 @@ import json
 import random
 import subprocess
 import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -155,3 +156,24 @@ def test_a_reply_within_the_bound_is_read_whole_on_both_clients() -> None:
         with ScriptedServer(lambda request: answer) as server:
             body = post(server.url, client, MAX_REPLY_BYTES).body
         assert len(body["choices"][0]["message"]["content"]) == MAX_REPLY_BYTES - 4096
+
+
+def gzip_bomb(size: int) -> bytes:
+    """A gzip body of ``size`` bytes of JSON-ish text, about a thousandth of that on the wire."""
+    pack = zlib.compressobj(9, zlib.DEFLATED, 31)
+    parts = [pack.compress(b'{"choices": [{"message": {"content": "')]
+    parts += [pack.compress(b"x" * MIB) for _ in range(size // MIB)]
+    return b"".join([*parts, pack.compress(b'"}}]}'), pack.flush()])
+
+
+@pytest.mark.parametrize("kind", ["lean", "standard"])
+def test_a_compressed_reply_is_bounded_decoded(kind: str) -> None:
+    """Replies are asked for uncompressed; a server compressing anyway (100 MiB in 100 KB)
+    is given up once the decoded body passes the bound."""
+    bomb = Answer(200, gzip_bomb(100 * MIB), {"content-encoding": "gzip"})
+    client = lean_client() if kind == "lean" else httpx.AsyncClient(trust_env=False)
+    with ScriptedServer(lambda request: bomb) as server:
+        with pytest.raises(ReplyRejected, match="larger than 1,048,576 bytes"):
+            post(server.url, client, MIB)
+        (request,) = server.requests
+    assert request.headers["accept-encoding"] == "identity"
