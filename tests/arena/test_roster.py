@@ -25,13 +25,13 @@ from tests.support import REPO_ROOT
 
 
 def readme_roster() -> str:
-    text = (REPO_ROOT / "README.md").read_text()
+    text = (REPO_ROOT / "docs" / "GUIDE.md").read_text()
     block = re.search(r"```yaml\n(players:.*?)```", text, flags=re.DOTALL)
     assert block is not None
     return block.group(1)
 
 
-def test_the_readme_example_is_a_valid_roster(tmp_path: Path) -> None:
+def test_the_guide_s_roster_example_is_a_valid_roster(tmp_path: Path) -> None:
     path = tmp_path / "roster.yaml"
     path.write_text(readme_roster())
     roster = load_roster(path)
@@ -153,8 +153,8 @@ def program_roster(folder: Path, **changes: object) -> Path:
     return path
 
 
-def test_the_readme_program_example_is_a_valid_roster(tmp_path: Path) -> None:
-    text = (REPO_ROOT / "README.md").read_text()
+def test_the_guide_s_program_example_is_a_valid_roster(tmp_path: Path) -> None:
+    text = (REPO_ROOT / "docs" / "GUIDE.md").read_text()
     block = re.search(r"```yaml\n(players:\n(?:(?!```).)*kind: program.*?)```", text, re.DOTALL)
     assert block is not None
     (tmp_path / "programs").mkdir()
