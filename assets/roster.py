@@ -8,12 +8,15 @@ holding its key is recorded, never a key.
 
 The roster file comes from the asset's config (``path``); left unset, from the ``roster_file``
 resource: ``$GENSTRAT_ROSTER`` when set (the file ``roster_sensor`` watches), else the demo roster
-(``assets/rosters/demo.yaml``, built-in bots only).  A profile with ``builtin_roster_only``
-refuses a roster with LLM players, so the demo never needs an API key (strategy programs need
-none and are allowed).
+(``assets/rosters/demo.yaml``, built-in bots only, so the default refresh needs no API key).  Any
+profile plays the LLM players of the roster it is given (issue 41, item 5: ``GENSTRAT_ROSTER=my.yaml
+make run`` plays them in the demo's minutes); one whose ``api_key_env`` names a variable that is
+not set is refused here, in one line naming the players and the variables (never a value), rather
+than after the pool and the axes, when its first match would stop it.
 """
 
 import json
+import os
 from pathlib import Path
 
 import dagster as dg
@@ -123,6 +126,16 @@ def roster_from_table(table: pd.DataFrame) -> Roster:
     return parse_roster(json.loads(str(table["roster_json"].iloc[0])), "roster asset")
 
 
+def missing_keys(roster: Roster, environ: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """(player, variable) of each LLM player whose ``api_key_env`` is not set (or empty)."""
+    env = os.environ if environ is None else environ
+    return [
+        (p.name, p.api_key_env)
+        for p in roster.players
+        if isinstance(p, ApiEntry) and p.api_key_env and not env.get(p.api_key_env)
+    ]
+
+
 @dg.asset(
     group_name=GROUP_NAME,
     kinds={"pandas", "parquet"},
@@ -136,9 +149,12 @@ def roster(
     path = Path(config.path) if config.path else roster_file.file()
     parsed = with_protocol(load_roster(path), chosen.protocol)  # the profile's move protocol
     parsed = with_rulebook_style(parsed, chosen.rulebook_style)  # and its rulebooks' style
-    if chosen.builtin_roster_only and any(isinstance(p, ApiEntry) for p in parsed.players):
+    unset = missing_keys(parsed)
+    if unset:
+        named = ", ".join(f"{name} ({variable})" for name, variable in unset)
         raise ValueError(
-            f"profile {chosen.name} plays built-in bots only, but roster {path} has LLM players"
+            f"roster {path}: the API key variable of LLM player(s) {named} is not set; export "
+            "it (or remove the player) and materialize again"
         )
     frame = roster_table(parsed)
     shown = frame[["name", "kind", "model", "block", "settings", "fingerprint"]]
@@ -154,7 +170,14 @@ def roster(
     )
 
 
-__all__ = ["DEMO_ROSTER", "GROUP_NAME", "roster", "roster_from_table", "roster_table"]
+__all__ = [
+    "DEMO_ROSTER",
+    "GROUP_NAME",
+    "missing_keys",
+    "roster",
+    "roster_from_table",
+    "roster_table",
+]
 
 ASSETS: list[dg.AssetsDefinition] = [roster]
 CHECKS: list[dg.AssetChecksDefinition] = []

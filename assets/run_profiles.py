@@ -1,7 +1,8 @@
 """Run profiles: how big a materialization of the asset graph is.
 
 DESIGN.md ("Profiles") names two: ``demo``, the default main job, which runs in minutes on a
-laptop with the built-in bots and no API keys; and ``paper``, the sizes of the GENSTRAT paper
+laptop with the built-in bots and no API keys (its default roster; any profile plays the LLM
+players of a roster that ``$GENSTRAT_ROSTER`` names); and ``paper``, the sizes of the GENSTRAT paper
 (12,351 sampled seeds, 2,000 accepted games, 50 benchmark games, up to 20 runs per matchup,
 B = 2,000 bootstrap resamples). The profile is chosen by the environment variable
 ``GENSTRAT_PROFILE`` (default ``demo``) and recorded in every release.
@@ -123,7 +124,6 @@ class Profile(BaseModel):
     benchmark_games: int = Field(ge=3, description="farthest-point selection size")
     screening_budget: BudgetName = Field(description="budget of the six screening axes")
     axis_budget: BudgetName = Field(description="budget of the five axes")
-    builtin_roster_only: bool = Field(description="play only the built-in bots (no API keys)")
     runs_per_matchup: int = Field(gt=0, description="paired deals per (model pair, game)")
     bootstrap_resamples: int = Field(
         gt=0,
@@ -242,7 +242,6 @@ PROFILES: dict[str, Profile] = {
         benchmark_games=8,
         screening_budget="quick",
         axis_budget="quick",
-        builtin_roster_only=True,
         runs_per_matchup=4,
         bootstrap_resamples=200,
         ablation_games=0,
@@ -261,7 +260,6 @@ PROFILES: dict[str, Profile] = {
         benchmark_games=3,
         screening_budget="quick",
         axis_budget="quick",
-        builtin_roster_only=True,
         runs_per_matchup=2,
         bootstrap_resamples=50,
         ablation_games=0,
@@ -278,7 +276,6 @@ PROFILES: dict[str, Profile] = {
         benchmark_games=3,
         screening_budget="quick",
         axis_budget="quick",
-        builtin_roster_only=True,
         runs_per_matchup=2,
         bootstrap_resamples=50,
         ablation_games=0,
@@ -296,7 +293,6 @@ PROFILES: dict[str, Profile] = {
         benchmark_games=50,
         screening_budget="paper",
         axis_budget="paper",
-        builtin_roster_only=False,
         runs_per_matchup=20,
         bootstrap_resamples=2_000,
         ablation_games=20,

@@ -99,18 +99,33 @@ def test_without_run_config_the_roster_is_genstrat_roster_else_the_demo_roster(
     assert list(result.output_for_node("roster")["name"]) == ["uniform", "heuristic"]
 
 
-def test_a_demo_profile_refuses_llm_players(project_env: ProjectEnv, tmp_path: Path) -> None:
+def test_a_demo_profile_plays_llm_players_whose_keys_are_set(
+    project_env: ProjectEnv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41, item 5: any profile takes the roster's LLM players; one whose key variable is
+    unset is refused at the roster, naming the variable (not after the pool and the axes)."""
     path = tmp_path / "roster.yaml"
     path.write_text(SMALL + "  - {name: llm, kind: openai, model: m, api_key_env: SOME_KEY}\n")
-    result = dg.materialize(
-        [roster.roster],
-        resources=resources(project_env),
-        run_config={"ops": {"roster": {"config": {"path": str(path)}}}},
-        raise_on_error=False,
-    )
+    monkeypatch.delenv("SOME_KEY", raising=False)
+
+    def materialized() -> dg.ExecuteInProcessResult:
+        return dg.materialize(
+            [roster.roster],
+            resources=resources(project_env),
+            run_config={"ops": {"roster": {"config": {"path": str(path)}}}},
+            raise_on_error=False,
+        )
+
+    result = materialized()
     assert not result.success
     (failure,) = result.get_step_failure_events()
-    assert "plays built-in bots only" in str(failure.step_failure_data.error)
+    assert "llm (SOME_KEY) is not set" in str(failure.step_failure_data.error)
+    monkeypatch.setenv("SOME_KEY", "sk-not-a-real-key")
+    result = materialized()
+    assert result.success
+    table = result.output_for_node("roster")
+    assert list(table["name"]) == ["random", "heuristic", "llm"]
+    assert "sk-not-a-real-key" not in table.to_json()
 
 
 def test_the_stage_materializes_every_game_and_passes_its_checks(

@@ -12,13 +12,13 @@ def test_paper_profile_has_the_papers_sizes() -> None:
     # bootstrap B = 2,000.
     assert (paper.seed_count, paper.max_accepted, paper.benchmark_games) == (12_351, 2_000, 50)
     assert (paper.runs_per_matchup, paper.bootstrap_resamples) == (20, 2_000)
-    assert paper.axis_budget == "paper" and not paper.builtin_roster_only
+    assert paper.axis_budget == "paper"
 
 
 def test_demo_profile_is_small_and_needs_no_keys() -> None:
     demo = PROFILES["demo"]
     assert demo.seed_count <= 1_000 and demo.benchmark_games <= 10
-    assert demo.axis_budget == "quick" and demo.builtin_roster_only
+    assert demo.axis_budget == "quick"
 
 
 def test_profile_is_chosen_by_environment_with_demo_default(
