@@ -10,9 +10,12 @@ Thin: each asset calls one function.
   in the metadata; a corpus without the field leaves every entrant provisional with the reason.
 - ``episode_adaptation``: the roster's built-in players (and the planted ``adaptive`` bot) each
   play multi-hand episodes against the fixed exploitable ``overfolder``
-  (``arena.tournament.runner.run_episode_tournament``); the value is the adaptation table
-  (``engines.stats.adaptation.adaptation_table``), per-episode and per-hand figures are
-  metadata.
+  (``arena.tournament.runner.run_episode_tournament``), and so do the roster's LLM players that
+  the config names (``llm_players``, default all; ``llm_episodes`` episode pairs each, default
+  1, since every hand is paid for), with every request kept (``arena.llm.episodes``: their
+  moves in ``<data>/episodes/llm/episode_moves.parquet``, their calls, tokens and cost in the
+  metadata); the value is the adaptation table (``engines.stats.adaptation.adaptation_table``),
+  per-episode and per-hand figures are metadata.
 - ``program_track``: the handwritten programs of ``arena/ablations/programs`` and the roster's
   program entries take the admission test and play the field
   (``arena.tournament.reference_play.play_program_track``); the value is the track table
@@ -28,7 +31,8 @@ import pandas as pd
 from pydantic import Field
 
 from arena.games import resolve_games
-from arena.roster import BuiltinEntry, ProgramEntry
+from arena.llm.episodes import EPISODE_MOVES, run_recorded_episodes
+from arena.roster import ApiEntry, BuiltinEntry, ProgramEntry, Roster
 from arena.tournament.reference_play import (
     ADAPTIVE,
     EXPLOITABLE,
@@ -131,6 +135,20 @@ class EpisodeAssetConfig(dg.Config):
     reveal: str = Field(default="showdown", description="showdown | all")
     bootstrap: int | None = Field(default=None, description="replicates (default: profile's B)")
     seed: int = Field(default=0, description="seed of the bootstrap")
+    llm_players: list[str] = Field(
+        default=["*"], description="roster LLM players that play episodes too ('*': all)"
+    )
+    llm_episodes: int = Field(default=1, ge=1, description="episode pairs per LLM and game")
+
+
+def episode_llms(roster: Roster, chosen: list[str]) -> list[str]:
+    """The roster's LLM players named in ``chosen`` ('*': all of them), in roster order
+    (``ValueError`` for a name that is not an LLM player of the roster)."""
+    api = [p.name for p in roster.players if isinstance(p, ApiEntry)]
+    for name in chosen:
+        if name != "*" and name not in api:
+            raise ValueError(f"episode llm_players: {name!r} is not an LLM player of the roster")
+    return [n for n in api if "*" in chosen or n in chosen]
 
 
 def build_episode_adaptation(
@@ -148,10 +166,19 @@ def build_episode_adaptation(
     players = episode_roster(roster_from_table(roster))
     builtins = [p.name for p in players.players if isinstance(p, BuiltinEntry)]
     pairs = [(name, EXPLOITABLE) for name in builtins if name != EXPLOITABLE]
-    path, stopped = run_episode_tournament(
-        players, pairs, resolve_games(config.games, generation), config.episodes, episode, folder
-    )
+    games = resolve_games(config.games, generation)
+    path, stopped = run_episode_tournament(players, pairs, games, config.episodes, episode, folder)
     hands = pd.read_parquet(path)
+    llms = episode_llms(players, config.llm_players)
+    usage: dict[str, dict[str, float]] = {}
+    if llms:
+        run = run_recorded_episodes(
+            players, [(n, EXPLOITABLE) for n in llms], games, config.llm_episodes, episode,
+            folder / "llm",
+        )  # fmt: skip
+        hands = pd.concat([hands, pd.read_parquet(run.hands_path)], ignore_index=True)
+        stopped |= run.stopped
+        usage = run.usage
     table = adaptation_table(hands, n_boot, np.random.default_rng(config.seed))
     episodes = per_episode(hands)
     summary = (
@@ -170,6 +197,15 @@ def build_episode_adaptation(
         ),
         "episodes": dg.MetadataValue.md(markdown_table(summary)),
     }
+    if llms:
+        spent = pd.DataFrame.from_dict(usage, orient="index").rename_axis("player").reset_index()
+        metadata |= {
+            "llm_players": ", ".join(llms),
+            "llm_usage": dg.MetadataValue.md(markdown_table(spent)),
+            "llm_calls": int(spent["calls"].sum()) if len(spent) else 0,
+            "llm_cost_usd": float(spent["cost_usd"].sum()) if len(spent) else 0.0,
+            "llm_moves": dg.MetadataValue.path(str(folder / "llm" / EPISODE_MOVES)),
+        }
     return table, metadata
 
 
