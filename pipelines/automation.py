@@ -3,12 +3,13 @@
 One mechanism for every way a refresh starts (DESIGN.md, "used by"): the three root assets
 (``reference_games``, ``seed_pool``, ``roster``) are materialized, and every other asset follows
 by its ``AutomationCondition`` (``follow``: Dagster's ``eager`` condition, started only by the
-deps a refresh reaches it through last, held back while anything upstream is in progress or an
-upstream blocking check fails, so that a refresh runs each asset once, after everything above
-it). When ``benchmark_games`` writes the benchmark's games into the dynamic partition set, their
-``axis_scores``, ``match_corpus`` and ``match_moves`` partitions are newly missing and
-materialize, one run per game; the unpartitioned assets downstream wait until every partition
-is in, then follow, up to ``release_bundle``.
+deps a refresh reaches it through last, or once after its own last run failed, held back while
+anything upstream is in progress or failed or an upstream blocking check fails, so that a
+refresh runs each asset once, after everything above it). When ``benchmark_games`` writes the
+benchmark's games into the dynamic partition set, their ``axis_scores``, ``match_corpus`` and
+``match_moves`` partitions are newly missing and materialize, one run per game; the
+unpartitioned assets downstream wait until every partition is in, then follow, up to
+``release_bundle``.
 
 - ``nightly_refresh`` (schedule, 02:00 UTC): requests the roots, with the roster the sensor
   watches. The release id is derived from the inputs, so a night whose inputs did not change
@@ -19,6 +20,8 @@ is in, then follow, up to ``release_bundle``.
 - ``follow_upstream``: the automation-condition sensor that evaluates the conditions on the
   daemon, every ``$GENSTRAT_AUTOMATION_INTERVAL_S`` seconds (default 30).
 - ``refresh_tags``: tags the runs the UI and ``follow_upstream`` launch with their refresh.
+- ``dead_runs``: marks failed the runs whose process is gone (``fail_dead_runs``; ``make run``
+  does the same when it starts), so that a killed refresh's assets are requested again.
 - ``make run`` (``pipelines/run_main.py``) and the UI: materializing the roots starts the same
   cascade; ``refresh`` below runs it without a daemon, evaluating the same conditions as the
   daemon's sensor does (``_evaluate``) and executing what they request, in this process.
@@ -38,6 +41,7 @@ import json
 import logging
 import operator
 import os
+import socket
 import uuid
 import warnings
 from collections import defaultdict
@@ -90,7 +94,7 @@ def follow(
     writer: dg.AssetKey | None = None,
     writer_upstream: Iterable[dg.AssetKey] = (),
     set_writers: Iterable[dg.AssetKey] = (),
-) -> dg.AutomationCondition[dg.AssetKey | dg.AssetCheckKey]:
+) -> dg.AutomationCondition[Any]:
     """The condition of an asset that follows upstream: Dagster's ``eager`` (run when a dep
     updated, or when newly missing; not while a dep is missing or in progress, nor while this
     one is), except that
@@ -118,7 +122,20 @@ def follow(
        missing: until the writer has run, the partitioned asset has no partitions, or not the
        new ones, and nothing would say it is busy (an empty subset is neither in progress nor
        due), so the asset below would run on a partition set about to change: on a fresh
-       instance, ``benchmark_axes`` ran on no games at all.
+       instance, ``benchmark_axes`` ran on no games at all;
+    7. an asset whose latest run failed, whoever launched that run (a refresh killed mid-way,
+       a run from the UI), is requested again once it is ready, once: the retry is spent when
+       it is requested, and given back when the asset or one of its deps updates.  Dagster's
+       ``eager`` never requests it again (the failed request was "handled"), and what was due
+       below it waited for ever;
+    8. it also waits while anything upstream failed (rule 2's "pending"): what is below a
+       failed game must not run on that game's old table, or on none;
+    9. nothing is requested at the first evaluation of the conditions, which only observes:
+       ``refresh`` runs no request of that evaluation (the roots come first), and an asset it
+       had requested counted as requested ("handled") at the next one and was never requested
+       again (a killed refresh's game, or ``episode_adaptation`` after a ``roster`` materialized
+       by hand).  The daemon's first tick after the conditions change therefore requests nothing
+       and the next one what it would have (rule 4 keeps the missing assets for it).
 
     "Anything above" is one ``asset_matches`` per upstream asset.  Nesting ``any_deps_match``
     once per level says the same (what an upstream asset's condition is does not depend on the
@@ -142,21 +159,19 @@ def follow(
     handled = (
         dg.AutomationCondition.newly_requested() | dg.AutomationCondition.newly_updated()
     ).with_label("handled")
-    due = dg.AutomationCondition.any_deps_updated().since_last_handled()
+    # (not ``since_last_handled``: its ``initial_evaluation`` compares the partitioning of the
+    # asset's last request with that of the asset evaluated, another one here, so below a
+    # partitioned asset it was true at every evaluation and reset the ``since``: a missing or
+    # failed game did not wait for the pool stage above it)
+    due = dg.AutomationCondition.any_deps_updated().since(handled)
+    failed = dg.AutomationCondition.execution_failed()
     pending = dg.AutomationCondition.in_progress() | (
-        due & ~dg.AutomationCondition.will_be_requested()
+        (due | failed) & ~dg.AutomationCondition.will_be_requested()
     )
     waits_on = [dg.AutomationCondition.asset_matches(key, pending) for key in above]
     if writer is not None:
-        # ``since_last_handled`` cannot say "due" here: its ``initial_evaluation`` compares the
-        # partitioning of this asset's last request with that of the asset evaluated (the
-        # writer's, another one), so it is true at every evaluation and resets the ``since``
-        writer_due = dg.AutomationCondition.any_deps_updated().since(handled)
-        writer_pending = dg.AutomationCondition.in_progress() | (
-            writer_due & ~dg.AutomationCondition.will_be_requested()
-        )
         waits_on += [
-            dg.AutomationCondition.asset_matches(key, writer_pending)
+            dg.AutomationCondition.asset_matches(key, pending)
             for key in [writer, *_by_name(writer_upstream)]
         ]
         # and for the writer's blocking checks, as a dep's (rule 3): the writer's followers
@@ -175,16 +190,33 @@ def follow(
         dg.AutomationCondition.asset_matches(key, rewrites) for key in _by_name(set_writers)
     ]
     busy = functools.reduce(operator.or_, waits_on)
-    eager = (
-        dg.AutomationCondition.eager()
-        .replace("any_deps_updated", updated)
-        .replace("handled", handled)
-    )
-    return (
-        eager
+    # Dagster's ``eager`` (its trigger, then what it waits for), the waits of rules 2 to 6, and
+    # rule 9; ``ready`` is everything but the trigger
+    ready = (
+        dg.AutomationCondition.in_latest_time_window()
+        & ~dg.AutomationCondition.any_deps_missing()
+        & ~dg.AutomationCondition.any_deps_in_progress()
+        & ~dg.AutomationCondition.in_progress()
         & ~busy.with_label("upstream in progress")
         & dg.AutomationCondition.all_deps_blocking_checks_passed()
-    ).with_label(FOLLOW_LABEL)
+        & ~dg.AutomationCondition.initial_evaluation()
+    ).with_label("ready")
+    due_here = (dg.AutomationCondition.newly_missing() | updated).since(handled)
+    # rule 7: failed, and not requested again since it failed (and since the asset or a dep
+    # last updated).  A request shows as ``newly_requested`` at the next evaluation; it was a
+    # retry if the failure had been seen before that evaluation (a first request whose run
+    # failed before the next evaluation shows the failure only at that one: ``newly_true``)
+    renewed = (
+        dg.AutomationCondition.newly_updated() | dg.AutomationCondition.any_deps_updated()
+    ).with_label("updated")
+    failed_since = failed.since(renewed).with_label("failed since updated")
+    retried = (
+        (dg.AutomationCondition.newly_requested() & failed_since & ~failed_since.newly_true())
+        .since(renewed)
+        .with_label("retried since updated")
+    )
+    retry = (failed & ~retried).with_label("failed, not retried")
+    return ((due_here | retry) & ready).with_label(FOLLOW_LABEL)
 
 
 @dataclass(frozen=True)
@@ -592,8 +624,149 @@ def refresh_tags(context: dg.SensorEvaluationContext) -> dg.SkipReason:
     )
 
 
+# --- runs whose process is gone --------------------------------------------------------------
+
+# On every run ``make run`` executes: the process that executes it (``process_identity``).
+PROCESS_TAG = "genstrat/process"
+# Dagster's tag on a run its DefaultRunLauncher launched through a code server (the daemon's,
+# on the daemon's machine; dagster._core.storage.tags.GRPC_INFO_TAG).
+LAUNCHED_TAG = "dagster/grpc_info"
+# The statuses of a run that has not finished and may have a process (a queued run has none).
+UNFINISHED = (
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+    dg.DagsterRunStatus.CANCELING,
+)
+# A process that started this long after a run did is not the run's (its id was reused).
+START_SLACK_S = 2.0
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return "unknown"
+
+
+def _started_ticks(pid: int) -> int | None:
+    """When process ``pid`` started, in clock ticks after boot (``/proc/<pid>/stat``, field
+    22); None when there is no such process or it has exited (a zombie)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()  # the fields after the command name
+    if fields[0] in ("Z", "X"):
+        return None
+    return int(fields[19])
+
+
+def _started_at(pid: int) -> float | None:
+    """When process ``pid`` started, as a Unix time (None when it does not run)."""
+    ticks = _started_ticks(pid)
+    if ticks is None:
+        return None
+    btime = next(
+        int(line.split()[1])
+        for line in Path("/proc/stat").read_text().splitlines()
+        if line.startswith("btime ")
+    )
+    return btime + ticks / os.sysconf("SC_CLK_TCK")
+
+
+def process_identity(pid: int | None = None) -> str:
+    """``<host>:<pid>:<start ticks>:<boot id>`` of process ``pid`` (default: this one), the
+    value of ``PROCESS_TAG``: a process id alone may be reused after the process is gone."""
+    pid = os.getpid() if pid is None else pid
+    return f"{socket.gethostname()}:{pid}:{_started_ticks(pid)}:{_boot_id()}"
+
+
+def gone(instance: dg.DagsterInstance, run: dg.DagsterRun, *, judge_untagged: bool) -> str | None:
+    """Why the process executing ``run`` (unfinished) is known to be gone, or None: it runs,
+    or it cannot be judged from here.
+
+    A run with ``PROCESS_TAG`` names its process; one of another machine is not judged. Any
+    other run that has started names its process in its ``RUN_START`` event (the run worker
+    the daemon launched, a ``dagster asset materialize``), without a machine: it is judged
+    only when ``judge_untagged`` says it ran on this one."""
+    tagged = run.tags.get(PROCESS_TAG)
+    if tagged:
+        host, pid, ticks, boot = tagged.split(":", 3)
+        if host != socket.gethostname():
+            return None
+        if boot != _boot_id():
+            return f"its process ({pid} on {host}) ran before the machine restarted"
+        if str(_started_ticks(int(pid))) != ticks:
+            return f"its process ({pid} on {host}) is gone"
+        return None
+    if not judge_untagged or run.status not in (
+        dg.DagsterRunStatus.STARTED,
+        dg.DagsterRunStatus.CANCELING,
+    ):
+        return None
+    starts = instance.all_logs(run.run_id, of_type=dg.DagsterEventType.RUN_START)
+    event = starts[-1].dagster_event if starts else None
+    if event is None or event.pid is None:
+        return None
+    started = _started_at(event.pid)
+    if started is None or started > starts[-1].timestamp + START_SLACK_S:
+        return f"its process ({event.pid}) is gone"
+    return None
+
+
+def local_storage(instance: dg.DagsterInstance) -> bool:
+    """Whether the instance's runs are stored on this machine only: Dagster's own storage
+    (SQLite, or in memory), not a database other machines share (dagster-postgres)."""
+    return type(instance.run_storage).__module__.split(".")[0] == "dagster"
+
+
+def fail_dead_runs(
+    instance: dg.DagsterInstance, *, by: str, launched_here: bool = False
+) -> list[tuple[dg.DagsterRun, str]]:
+    """Mark failed every unfinished run whose process is gone (``gone``), with a message
+    naming the reason and ``by``; return those runs and reasons.
+
+    A run whose process was killed (``kill -9``, the machine's power) stays STARTED for ever:
+    Dagster's run monitoring cannot tell a dead run worker of its default launcher, and a
+    code server marks failed only the workers it started and saw die.  Meanwhile the assets
+    of that run are "in progress" and nothing below them is requested.  ``make run`` calls
+    this before it refreshes, the ``dead_runs`` sensor on the daemon.  Untagged runs are
+    judged on an instance stored on this machine, and with ``launched_here`` (the daemon's
+    sensor) also the runs the daemon launched through its code server, which run on its
+    machine: with the queued run coordinator of both shipped instance files the daemon
+    launches every run (with the default coordinator the webserver would, maybe elsewhere)."""
+    local = local_storage(instance)
+    queued = type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
+    found = []
+    for record in instance.get_run_records(filters=dg.RunsFilter(statuses=list(UNFINISHED))):
+        run = record.dagster_run
+        judge = local or (launched_here and queued and LAUNCHED_TAG in run.tags)
+        reason = gone(instance, run, judge_untagged=judge)
+        if reason is None:
+            continue
+        instance.report_run_failed(run, f"{reason}: run marked failed by {by}")
+        found.append((run, reason))
+    return found
+
+
+@dg.sensor(
+    name="dead_runs",
+    minimum_interval_seconds=automation_interval_s(),
+    description=(
+        "Mark failed the runs left unfinished by a process that is gone (killed, or its "
+        "machine restarted), so that what they held is requested again."
+    ),
+    default_status=dg.DefaultSensorStatus.RUNNING,
+)
+def dead_runs(context: dg.SensorEvaluationContext) -> dg.SkipReason:
+    found = fail_dead_runs(context.instance, by="the dead_runs sensor", launched_here=True)
+    named = ", ".join(f"{run.run_id[:8]} ({reason})" for run, reason in found)
+    return dg.SkipReason(f"{len(found)} runs marked failed" + (f": {named}" if named else ""))
+
+
 SCHEDULES: list[dg.ScheduleDefinition] = [nightly_refresh]
-SENSORS: list[dg.SensorDefinition] = [roster_sensor, follow_upstream, refresh_tags]
+SENSORS: list[dg.SensorDefinition] = [roster_sensor, follow_upstream, refresh_tags, dead_runs]
 
 
 # --- a refresh without a daemon --------------------------------------------------------------
@@ -728,11 +901,14 @@ __all__ = [
     "CHECK_LABEL",
     "FOLLOW_LABEL",
     "MAIN_JOB_NAME",
+    "PROCESS_TAG",
     "REFRESH_TAG",
     "ROOT_ASSETS",
     "SCHEDULES",
     "SENSORS",
     "checks_with_automation",
+    "fail_dead_runs",
+    "process_identity",
     "refresh",
     "with_automation",
     "with_its_asset",
