@@ -29,6 +29,17 @@
   each model's line gives its basis and the range of its calls.  Exit status 0, or 1 when an
   estimate passes a budget (``max_usd``), 2 for bad input.
 
+- ``tournament run --roster FILE --games SEEDS --episodes N --out DIR [--hands H]
+  [--stacks reset|carried] [--reveal showdown|all] [--against NAME] [--json]``: multi-hand
+  episodes instead of single deals (``engines.tournament.episodes``: H hands in a row, the
+  earlier hands in every prompt, each episode mirrored), N episode pairs of every pair of the
+  roster's players on every generated game (with ``--against``, of every player against NAME),
+  LLM players included with every request kept (``arena.llm.episodes``): ``DIR/hands.parquet``
+  (one row per hand) and ``DIR/episode_moves.parquet`` (one row per LLM move, with its calls,
+  tokens and cost); the summary gives each player's usage.  Played again, the folder's response
+  cache answers what was asked before.  Exit status 0, 75 when a player stopped (the same
+  command plays its episodes once the cause is fixed), 2 for bad input.
+
 Strategy programs in the roster (``kind: program``) take the admission test on each game first;
 a program refused on a game does not play there, and the summary names program, game and
 reason.
@@ -77,7 +88,9 @@ from pipelines.commands import (
 )
 
 if TYPE_CHECKING:
+    from arena.roster import Roster
     from arena.tournament.runner import TournamentSummary
+    from engines.tournament.schedule import Game
 
 # The exit status of a run that stopped short but that running again can finish (sysexits.h's
 # EX_TEMPFAIL, "temporary failure, the user is invited to retry").
@@ -125,10 +138,28 @@ def register(subparsers: Any) -> None:
     add_game_options(run)
     run.add_argument(
         "--runs",
-        required=True,
         type=count(1, MAX_RUNS),
+        default=None,
         metavar="N",
-        help=f"runs per matchup (1 to {MAX_RUNS:,})",
+        help=f"runs per matchup (1 to {MAX_RUNS:,}; required without --episodes)",
+    )
+    episodes = run.add_argument_group(
+        "multi-hand episodes", "play episodes of --hands hands instead of single deals"
+    )
+    episodes.add_argument(
+        "--episodes",
+        type=count(1, MAX_RUNS),
+        default=None,
+        metavar="N",
+        help="episode pairs (mirrored) per pair of players and game",
+    )
+    episodes.add_argument(
+        "--hands", type=count(1, 1000), default=20, metavar="H", help="hands per episode"
+    )
+    episodes.add_argument("--stacks", choices=("reset", "carried"), default="reset")
+    episodes.add_argument("--reveal", choices=("showdown", "all"), default="showdown")
+    episodes.add_argument(
+        "--against", default=None, metavar="NAME", help="every player against this one only"
     )
     run.add_argument("--out", required=True, metavar="DIR", help="output folder (resumable)")
     run.add_argument(
@@ -330,6 +361,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.games is None and args.release is None:
         raise ValueError("no games given: pass --games SEEDS, or --release ID for its games")
     games = chosen_games(args, parse_game_list(args.games) if args.games else None)
+    if args.episodes is not None:
+        return episodes_command(args, roster, games)
+    if args.runs is None:
+        raise ValueError("--runs N is required (or --episodes N for multi-hand episodes)")
     with ProgressReporter(
         "tournament", unit="matches", every_s=COMMAND_INTERVAL_S, enabled=not args.quiet
     ) as reporter:
@@ -374,6 +409,62 @@ def _run(args: argparse.Namespace) -> int:
                 print(f"  not admitted: program {name!r} on game {game}: {reason}")
         print(f"  matches: {report['matches']}\n  moves:   {report['moves']}")
     return run_outcome(summary)
+
+
+def episodes_command(args: argparse.Namespace, roster: Roster, games: list[Game]) -> int:
+    """``tournament run --episodes N`` (see the module docstring)."""
+    from arena.llm.episodes import run_recorded_episodes
+    from engines.gbg import GameSpec
+    from engines.tournament.episodes import EpisodeConfig
+
+    other = [g.token for g in games if not isinstance(g.spec, GameSpec)]
+    if other:
+        raise ValueError(f"episodes are played on generated games only, not {', '.join(other)}")
+    names = [p.name for p in roster.players]
+    if args.against is not None and args.against not in names:
+        raise ValueError(f"--against {args.against!r} is not a player of the roster")
+    if args.against is not None:
+        pairs = [(name, args.against) for name in names if name != args.against]
+    else:
+        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    config = EpisodeConfig(hands=args.hands, stacks=args.stacks, reveal=args.reveal)
+    run = run_recorded_episodes(
+        roster, pairs, games, args.episodes, config, Path(args.out),
+        parallel=args.parallel, offline=args.offline,
+    )  # fmt: skip
+    import pandas as pd
+
+    hands = pd.read_parquet(run.hands_path)
+    report: dict[str, Any] = {
+        "episodes": int(hands["episode_id"].nunique()) if len(hands) else 0,
+        "hands": len(hands),
+        "status_counts": {str(k): int(v) for k, v in hands["status"].value_counts().items()},
+        "usage": run.usage,
+        "stopped": run.stopped,
+        "hands_path": str(run.hands_path),
+        "moves_path": str(run.moves_path),
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(
+            f"episodes: {report['episodes']} played ({report['hands']} hands, {len(pairs)} "
+            f"pairs, {len(games)} games, {args.hands} hands an episode)"
+        )
+        for name, used in run.usage.items():
+            print(
+                f"  {name:<24} {int(used['moves']):>7} moves  {int(used['calls'])} calls  "
+                f"{int(used['input_tokens'])} in ({int(used['cached_input_tokens'])} cached) / "
+                f"{int(used['output_tokens'])} out tokens  ${used['cost_usd']:.4f}"
+            )
+        print(f"  hands: {run.hands_path}\n  moves: {run.moves_path}")
+    for message in run.stopped.values():
+        print(
+            f"genstrat: {message}; its episodes were not played: run the same command again "
+            "once the cause is fixed",
+            file=sys.stderr,
+        )
+    return EXIT_RERUN if run.stopped else 0
 
 
 def run_outcome(summary: TournamentSummary) -> int:
