@@ -21,7 +21,7 @@ ROLE_NAMES = {
     Role.DOCTOR: "Doctor",
     Role.VILLAGER: "Villager",
 }
-TEAM_NAMES = {Team.WEREWOLVES: "the Werewolves", Team.VILLAGE: "the village"}
+TEAM_WIN = {Team.WEREWOLVES: "the Werewolves win", Team.VILLAGE: "the village wins"}
 REASONS = {
     "werewolves_dead": "no Werewolf is alive",
     "parity": "the Werewolves are as many as the other living players",
@@ -96,7 +96,7 @@ def event_line(event: Event, viewer: int) -> str:
     assert kind == "game_over" and event.winner is not None and event.reason is not None
     roles = ", ".join(f"{name_of(s)} {ROLE_NAMES[r]}" for s, r in enumerate(event.roles))
     return (
-        f"The game is over: {TEAM_NAMES[event.winner]} win ({REASONS[event.reason]}). "
+        f"The game is over: {TEAM_WIN[event.winner]} ({REASONS[event.reason]}). "
         f"Roles: {roles}."
     )
 

@@ -160,7 +160,7 @@ def test_night_two_the_doctor_saves_the_seer_and_day_two_ends_the_game() -> None
     assert lines(state, "P1")[-3:] == [
         "Votes of day 2: P1 -> P2, P2 -> P3, P3 -> P2, P4 -> P2, P5 -> P2, P8 -> abstain.",
         "P2 is exiled by the village (4 votes, 4 needed).",
-        "The game is over: the village win (no Werewolf is alive). Roles: P1 Villager, "
+        "The game is over: the village wins (no Werewolf is alive). Roles: P1 Villager, "
         "P2 Werewolf, P3 Seer, P4 Villager, P5 Doctor, P6 Werewolf, P7 Villager, P8 Villager.",
     ]
     view = state.view(P["P7"])
@@ -197,7 +197,7 @@ def test_the_whole_game_as_the_villager_p1_read_it() -> None:
         "You vote for P2.",
         "Votes of day 2: P1 -> P2, P2 -> P3, P3 -> P2, P4 -> P2, P5 -> P2, P8 -> abstain.",
         "P2 is exiled by the village (4 votes, 4 needed).",
-        "The game is over: the village win (no Werewolf is alive). Roles: P1 Villager, "
+        "The game is over: the village wins (no Werewolf is alive). Roles: P1 Villager, "
         "P2 Werewolf, P3 Seer, P4 Villager, P5 Doctor, P6 Werewolf, P7 Villager, P8 Villager.",
     ]
 
