@@ -7,7 +7,14 @@ per-step processes to start) against the instance at ``$DAGSTER_HOME``.  Every r
 refresh's ``genstrat/refresh`` tag, so the UI (``make ui``) shows the refresh as one unit with
 its full event logs. The
 console shows one line per finished step with its time, then a summary; a failure ends in one
-line naming the step and the reason, and exit status 1 (2 for a set-up problem).
+line naming the step and the reason, and exit status 1 (2 for a set-up problem).  A refresh
+whose runs all succeed but that did not publish a release (``release_bundle`` not reached) ends
+the same way, its line naming what was not refreshed and what holds it.
+
+Before it refreshes, it marks failed the runs a killed process left unfinished
+(``pipelines.automation.fail_dead_runs``; one line per run): otherwise the assets of such a run
+stay "in progress" for ever and nothing below them runs again.  Each run it executes carries
+``genstrat/process``, naming this process, so that the next refresh can tell.
 
 SIGTERM (a scheduler's stop, a timeout) and SIGINT (Ctrl-C) stop the refresh at the next step
 boundary: one line saying so, the runs so far kept in the instance with their event logs (the
@@ -24,7 +31,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +39,22 @@ import dagster as dg
 import pandas as pd
 
 from assets.run_profiles import Profile, get_profile
-from pipelines.automation import REFRESH_TAG, Wave, new_refresh_id, refresh
+from pipelines.automation import (
+    PROCESS_TAG,
+    REFRESH_TAG,
+    UNFINISHED,
+    Wave,
+    fail_dead_runs,
+    new_refresh_id,
+    process_identity,
+    refresh,
+)
 from pipelines.jobs import MAIN_JOB_NAME
 
 # Console loggers print only what would stop the run; everything is in the instance's event log.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+# What a refresh publishes: a refresh whose runs succeeded without materializing it fails.
+RELEASE_KEY = dg.AssetKey("release_bundle")
 
 
 class SetupError(Exception):
@@ -244,6 +262,62 @@ def plan_steps(
     return total + sum(1 for c in checks if any(ck.asset_key in keys for ck in c.check_keys))
 
 
+def _names(keys: Iterable[dg.AssetKey], most: int = 4) -> str:
+    names = sorted(key.to_user_string() for key in keys)
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def unpublished_line(
+    instance: dg.DagsterInstance, graph: Any, refreshed: Mapping[dg.AssetKey, set[str | None]]
+) -> str:
+    """Why a refresh whose runs all succeeded published no release, in one sentence: how many
+    assets above the release it did not refresh (a partitioned one: not every partition), the
+    first of them (nothing above them is in that set), and the unfinished runs that hold any
+    of them (that planned to materialize it, whoever launched them), or else that nothing
+    requested them."""
+    above = dg.AssetSelection.assets(RELEASE_KEY).upstream().resolve(graph)
+
+    def complete(key: dg.AssetKey) -> bool:
+        if key not in refreshed:
+            return False
+        partitions = graph.get(key).partitions_def
+        if partitions is None:
+            return True
+        wanted = set(partitions.get_partition_keys(dynamic_partitions_store=instance))
+        return wanted <= refreshed[key]
+
+    missing = {key for key in above if not complete(key)}
+    first = [
+        key
+        for key in missing
+        if not (dg.AssetSelection.assets(key).upstream().resolve(graph) - {key}) & missing
+    ]
+    holders = []
+    for record in instance.get_run_records(filters=dg.RunsFilter(statuses=list(UNFINISHED))):
+        run = record.dagster_run
+        planned = instance.all_logs(
+            run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION_PLANNED
+        )
+        keys = {e.dagster_event.asset_key for e in planned if e.dagster_event is not None}
+        held = {key for key in keys if key in missing}
+        if held:
+            where = run.tags.get(PROCESS_TAG, "").split(":")[:2]
+            by = f", process {where[1]} on {where[0]}" if len(where) == 2 else ""
+            partition = run.tags.get("dagster/partition")
+            what = _names(held) + (f" [{partition}]" if partition else "")
+            holders.append(f"run {run.run_id[:8]} ({run.status.value}{by}) holds {what}")
+    cause = (
+        "; ".join(holders)
+        if holders
+        else "no run holds them and the automation conditions did not request them"
+    )
+    return (
+        f"published no release: {len(missing)} assets were not refreshed, first "
+        f"{_names(first)}: {cause}"
+    )
+
+
 def main() -> int:
     watch = SignalWatch()
     try:
@@ -282,6 +356,14 @@ def _refresh(watch: SignalWatch) -> int:
     checks = list(defs.asset_checks or [])
     progress = StepProgress(total=0)
     refresh_id = new_refresh_id()
+    for run, reason in fail_dead_runs(instance, by="genstrat run"):
+        partition = run.tags.get("dagster/partition")
+        what = _names(run.asset_selection or ()) + (f" [{partition}]" if partition else "")
+        print(
+            f"genstrat: run {run.run_id[:8]} ({what}) was left {run.status.value} and "
+            f"{reason}: marked failed",
+            flush=True,
+        )
     print(
         f"genstrat: materializing {MAIN_JOB_NAME} (profile {profile.name}, edition "
         f"{profile.edition}) into "
@@ -290,6 +372,8 @@ def _refresh(watch: SignalWatch) -> int:
     )
     lines: list[str] = []
     run_ids: list[str] = []
+    refreshed: dict[dg.AssetKey, set[str | None]] = {}
+    identity = {PROCESS_TAG: process_identity()}
     hooked = job.with_hooks(progress.hooks())
     announced: set[str] = set()
 
@@ -310,6 +394,7 @@ def _refresh(watch: SignalWatch) -> int:
                 "genstrat/profile": profile.name,
                 "genstrat/edition": str(profile.edition),
                 **tags,
+                **identity,
             },
             raise_on_error=False,
             partition_key=partition_key,
@@ -325,6 +410,9 @@ def _refresh(watch: SignalWatch) -> int:
             where = f"partition {partition_key}, " if partition_key else ""
             print(f"genstrat run: error: {problem} ({where}run {result.run_id})", file=sys.stderr)
             return False
+        for event in result.get_asset_materialization_events():
+            materialization = event.materialization
+            refreshed.setdefault(materialization.asset_key, set()).add(materialization.partition)
         lines.extend(
             f"{line} [{partition_key}]" if partition_key and not line.startswith(" ") else line
             for line in summary_lines(result)
@@ -337,6 +425,14 @@ def _refresh(watch: SignalWatch) -> int:
             return 1
         for line in lines:
             print(line)
+        if RELEASE_KEY not in refreshed:
+            why = unpublished_line(instance, graph, refreshed)
+            print(
+                f"genstrat run: error: refresh {refresh_id} ({len(run_ids)} runs in "
+                f"{len(done.waves)} waves) {why}",
+                file=sys.stderr,
+            )
+            return 1
     elapsed = time.perf_counter() - started
     print(
         f"genstrat: refresh {refresh_id}: {len(run_ids)} runs in {len(done.waves)} waves "

@@ -5,9 +5,11 @@ tested in ``tests/e2e/test_refresh.py``, next to the deployment it is compared w
 """
 
 import os
+import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import dagster as dg
 import pytest
@@ -123,3 +125,60 @@ def test_after_a_run_with_sigint_ignored_sigterm_still_stops_the_refresh() -> No
     finally:
         watch.close()
     assert signal.getsignal(signal.SIGTERM) != raise_interrupted
+
+
+# Holds ``complete_pairs`` in a run that goes on until the file argv[1] exists (a stand-in with
+# the product's asset key: a run of another deployment, or a refresh still going).
+HOLDER = """
+import sys, time
+from pathlib import Path
+import dagster as dg
+
+release = Path(sys.argv[1])
+
+@dg.asset(name="complete_pairs")
+def held() -> None:
+    print("holding", flush=True)
+    while not release.exists():
+        time.sleep(0.05)
+
+with dg.DagsterInstance.get() as instance:
+    dg.materialize([held], instance=instance)
+"""
+
+
+@pytest.mark.slow  # a tiny refresh up to the statistics (about a minute)
+def test_a_refresh_that_publishes_nothing_says_why_in_one_line_and_fails(
+    project_env: ProjectEnv, tmp_path: Path
+) -> None:
+    """Every run of the refresh succeeds, but a live run holds ``complete_pairs``, so nothing
+    below it, the release included, is requested: one line naming the held asset and the run,
+    exit status 1 (it used to say "... succeeded" and exit 0).  The holder's run is left
+    alone: its process is alive."""
+    env = {**os.environ, "GENSTRAT_PROFILE": "tiny"}
+    release = tmp_path / "release"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(release)],
+        cwd=REPO_ROOT,
+        env={**env, "PYTHONPATH": str(REPO_ROOT)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == "holding\n"
+        completed = run_main(env)
+    finally:
+        release.touch()
+        holder.wait(timeout=120)
+    assert holder.returncode == 0  # its run went on and succeeded
+    assert completed.returncode == 1, completed.stderr
+    line = completed.stderr.strip()
+    assert line.count("\n") == 0, completed.stderr
+    assert re.fullmatch(
+        r"genstrat run: error: refresh [0-9a-f]{12} \(\d+ runs in \d+ waves\) published no "
+        r"release: \d+ assets were not refreshed, first complete_pairs: "
+        r"run [0-9a-f]{8} \(STARTED\) holds complete_pairs",
+        line,
+    ), line
+    assert "release_bundle" not in completed.stdout
