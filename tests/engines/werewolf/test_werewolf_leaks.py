@@ -248,5 +248,5 @@ class NightRequestsShown(WerewolfState):
 
 def test_each_planted_leak_is_caught() -> None:
     for leaky in (DawnTellsTheRole, PublicInspection, NightRequestsShown):
-        _, differ = sweep(leaky)
+        _, differ = sweep(leaky, games=20)
         assert differ, f"{leaky.__name__} was not caught"
