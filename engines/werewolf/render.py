@@ -95,10 +95,7 @@ def event_line(event: Event, viewer: int) -> str:
         )
     assert kind == "game_over" and event.winner is not None and event.reason is not None
     roles = ", ".join(f"{name_of(s)} {ROLE_NAMES[r]}" for s, r in enumerate(event.roles))
-    return (
-        f"The game is over: {TEAM_WIN[event.winner]} ({REASONS[event.reason]}). "
-        f"Roles: {roles}."
-    )
+    return f"The game is over: {TEAM_WIN[event.winner]} ({REASONS[event.reason]}). Roles: {roles}."
 
 
 def transcript(view: PlayerView) -> list[str]:
