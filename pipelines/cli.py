@@ -24,6 +24,7 @@ COMMAND_GROUPS: tuple[str, ...] = (
     "program",
     "release",
     "axes",
+    "werewolf",
 )
 
 

@@ -1,15 +1,11 @@
 """``genstrat werewolf play`` (``pipelines/commands/werewolf.py``): bots, a model of a roster on
-the scripted loopback server, a person at a pseudo-terminal, and mistakes in one line.
-
-The command group is not yet listed in ``pipelines.cli.COMMAND_GROUPS`` (one line to add,
-named in the report of issue 47); the tests add it for the call, as the listing will."""
+the scripted loopback server, a person at a pseudo-terminal, and mistakes in one line."""
 
 from __future__ import annotations
 
 import json
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,18 +18,10 @@ from tests.doubles.scripted_server import ScriptedServer
 from tests.pipelines.test_cli_game_openspiel import Terminal
 
 BOTS = "rule,rule,random,rule,rule,random,rule,rule"
-REGISTER = (
-    "import sys, pipelines.cli as c; "
-    "c.COMMAND_GROUPS += () if 'werewolf' in c.COMMAND_GROUPS else ('werewolf',); "
-    "sys.exit(c.main(sys.argv[1:]))"
-)
 
 
-@pytest.fixture(autouse=True)
-def werewolf_group(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    if "werewolf" not in cli.COMMAND_GROUPS:
-        monkeypatch.setattr(cli, "COMMAND_GROUPS", (*cli.COMMAND_GROUPS, "werewolf"))
-    yield
+def test_the_command_group_is_listed() -> None:
+    assert "werewolf" in cli.COMMAND_GROUPS
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -138,8 +126,8 @@ def test_a_model_of_a_roster_takes_seats(
 
 def test_a_person_finishes_a_game_in_a_terminal() -> None:
     players = "you," + BOTS.split(",", 1)[1]
-    term = Terminal([sys.executable, "-c", REGISTER, "werewolf", "play", "--players", players,
-                     "--seed", "11", "--rounds", "1"])  # fmt: skip
+    command = ["werewolf", "play", "--players", players, "--seed", "11", "--rounds", "1"]
+    term = Terminal([sys.executable, "-m", "pipelines.cli", *command])
     try:
         screen = term.read_until(r"(your choice> $)|(you say> $)")
         assert "You are P1. Your role is " in screen
