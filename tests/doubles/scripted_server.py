@@ -161,6 +161,10 @@ class ScriptedServer(LoopbackServer):
         self.delay_s = delay_s
         self.requests: list[Request] = []
         self._count = 0
+        # requests being answered at once, and the most at any moment: concurrency shown by
+        # the server, not by a wall clock
+        self.in_flight = 0
+        self.most_in_flight = 0
 
     @property
     def url(self) -> str:
@@ -200,7 +204,12 @@ class ScriptedServer(LoopbackServer):
                     answer = self.script(request)
                 delay = answer.delay_s + self.delay_s
                 if delay:
-                    await asyncio.sleep(delay)
+                    self.in_flight += 1
+                    self.most_in_flight = max(self.most_in_flight, self.in_flight)
+                    try:
+                        await asyncio.sleep(delay)
+                    finally:
+                        self.in_flight -= 1
                 if answer.reset:
                     sock = writer.get_extra_info("socket")
                     if sock is not None:

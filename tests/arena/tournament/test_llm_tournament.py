@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import random
 from pathlib import Path
 from typing import Any
 
@@ -408,9 +407,8 @@ def test_matches_are_played_concurrently(tmp_path: Path) -> None:
     with ScriptedServer(delay_s=0.2) as server:
         roster = llm_roster(server.url)
         summary = play(roster, tmp_path / "t", games=("kuhn",), runs=8, parallel=16)
-    # 16 matches of 1-2 LLM moves at 200 ms a call: sequential play would take >= 3.2 s
-    assert summary.finished and summary.elapsed_s < 2.5
-    assert random.Random(0)  # (no global state was touched)
+    # the server held several requests at once: matches overlap (no wall-clock bound)
+    assert summary.finished and server.most_in_flight > 1
 
 
 def test_worker_processes_write_the_same_corpus(tmp_path: Path) -> None:
