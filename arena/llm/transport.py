@@ -193,14 +193,13 @@ class ProviderGate:
     async def acquire(self, until: float | None = None) -> int | None:
         """Wait for a free slot, the rate limit and any pause; return the slot's number, or
         None when the request could not start before ``until`` (``time.monotonic``)."""
-        try:
-            slot = (
-                await self._free.get()
-                if until is None
-                else await asyncio.wait_for(self._free.get(), until - time.monotonic())
-            )
-        except TimeoutError:
-            return None
+        if until is None:
+            slot = await self._free.get()
+        else:
+            found = await self._slot_before(until)
+            if found is None:
+                return None
+            slot = found
         try:
             while True:
                 now = time.monotonic()
@@ -215,6 +214,26 @@ class ProviderGate:
         except BaseException:
             self._free.put_nowait(slot)
             raise
+
+    async def _slot_before(self, until: float) -> int | None:
+        """A free slot if one comes before ``until``, else None; never loses a slot (a wait
+        cut off after the queue handed one over gives it back)."""
+        getter = asyncio.ensure_future(self._free.get())
+        try:
+            await asyncio.wait({getter}, timeout=max(until - time.monotonic(), 0.0))
+        except BaseException:  # cancelled while waiting
+            if getter.done() and not getter.cancelled():
+                self._free.put_nowait(getter.result())
+            else:
+                getter.cancel()
+            raise
+        if not getter.done():
+            getter.cancel()  # the queue keeps the slot if it had just handed it over
+            with contextlib.suppress(asyncio.CancelledError):
+                await getter
+        if getter.cancelled():
+            return None
+        return getter.result()
 
     def release(self, slot: int) -> None:
         self._free.put_nowait(slot)

@@ -148,3 +148,38 @@ def test_a_success_between_retryable_replies_keeps_the_breaker_closed() -> None:
         results = posts(server.url, "lean", retry, timeout_s=5, n=9, breaker=breaker)
     assert breaker.reason is None
     assert [isinstance(r, RetriesExhausted) for r, _ in results] == [True, True, False] * 3
+
+
+def test_a_gate_paused_past_the_bound_lets_the_request_go_without_losing_a_slot() -> None:
+    """A retry waits for a slot only until its request's bound: past a provider's pause (or
+    a full gate) it gives up at once, and every slot it waited for is still there."""
+
+    async def go() -> tuple[list[int | None], float, int]:
+        gate = ProviderGate(2)
+        gate.pause(30)
+        started = time.monotonic()
+        paused = await gate.acquire(until=time.monotonic() + 0.2)
+        took = time.monotonic() - started
+        gate._paused_until = 0.0  # the pause is over
+        held = [await gate.acquire(), await gate.acquire()]  # the gate is full
+        assert None not in held
+
+        async def racer(k: int) -> int | None:
+            slot = await gate.acquire(until=time.monotonic() + (k % 7) * 0.01)
+            if slot is not None:
+                await asyncio.sleep(0.001)
+                gate.release(slot)
+            return slot
+
+        async def releaser() -> None:
+            for slot in held:
+                await asyncio.sleep(0.01)
+                gate.release(int(slot or 0))
+
+        results = await asyncio.gather(*(racer(k) for k in range(300)), releaser())
+        return [paused, *results[:-1]], took, gate.free_slots()
+
+    outcomes, took, free = asyncio.run(asyncio.wait_for(go(), GUARD_S))
+    assert outcomes[0] is None and took < 0.5
+    assert free == 2  # no slot lost, whichever waits were cut off
+    assert None in outcomes[1:] and any(o is not None for o in outcomes[1:])
