@@ -177,7 +177,8 @@ def register(subparsers: Any) -> None:
         type=count(0, 1_000_000),
         default=None,
         metavar="N",
-        help="consecutive connection failures after which an LLM player is unavailable for "
+        help="consecutive failed requests (connection failures, time-outs, requests given up "
+        "on 429/5xx) after which an LLM player is unavailable for "
         "the rest of the run (default 10; 0: never)",
     )
     run.add_argument("--retry-failed", action="store_true", help="replay timeouts and errors")
