@@ -67,7 +67,7 @@ class RetryPolicy:
     max_retries: int = 6
     backoff_base_s: float = 1.0
     backoff_max_s: float = 60.0
-    max_retry_after_s: float = 600.0
+    max_retry_after_s: float = 60.0
     deadline_s: float | None = None
 
     def backoff(self, retry: int, rng: random.Random) -> float:

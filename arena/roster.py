@@ -345,7 +345,7 @@ class ProviderLimits(_Strict):
     max_retries: int = Field(default=6, ge=0, le=50)
     backoff_base_s: float = Field(default=1.0, ge=0)
     backoff_max_s: float = Field(default=60.0, ge=0)
-    max_retry_after_s: float = Field(default=600.0, ge=0)
+    max_retry_after_s: float = Field(default=60.0, ge=0)
 
 
 class ScheduleSpec(_Strict):
