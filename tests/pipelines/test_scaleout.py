@@ -102,8 +102,8 @@ def test_pool_and_game_partitions_on_a_dask_cluster_match_an_in_process_run(
         one_step = step_pids(instance, next(iter(here.tournaments.values())).run_id)
         assert [k for k in one_step if k.startswith(PLAY_STEP)] == [f"{PLAY_STEP}step0]"]
 
-    expected = read_outputs(postgres_env.data)
-    produced = read_outputs(cluster_data)
+    expected = read_outputs(postgres_env.tables(CLUSTER_PROFILE))
+    produced = read_outputs(ProjectEnv(cluster_data, cluster_data).tables(CLUSTER_PROFILE))
     for game in here.games:
         assert {f"{asset}/{game}.parquet" for asset in ("axis_scores", "match_corpus")} <= set(
             expected
