@@ -8,11 +8,24 @@ A draw is rejected, under uniform random play, if
    never (outside [cut, 1 - cut] of the times they are evaluated; a condition never evaluated
    counts as holding almost never);
 4. ``rare_phases``: more than 20% of its phases fire in fewer than 5% of episodes;
-5. ``dead_branch``: a branch never fires.  Sampling error is accounted for: a branch is judged
-   dead only once it has been evaluated often enough (``n_min``) that a branch firing at the
-   rate ``dead_rate`` would have fired with probability at least 1 - ``dead_alpha``; a branch
-   with no fire and fewer evaluations is reported ``undetermined`` (its phase is then almost
-   always rare, which criterion 4 judges).
+5. ``dead_branch``: a branch can never fire.  Sampling error is accounted for: a branch is
+   judged dead once it has been evaluated often enough (``n_min``, 688 by default) that a branch
+   firing at the rate ``dead_rate`` would have fired with probability at least 1 -
+   ``dead_alpha``, without firing once.
+
+Criteria 1 to 4 are judged on the first ``deals`` deals.  Criterion 5 is decided on as many
+deals as it takes: while a branch has not fired and has fewer than ``n_min`` evaluations, more
+deals are played, in stages that double the deals played so far (600, 1,200, 2,400, ...: the
+same play seeds and move stream continued), up to ``decide_max_deals`` (76,800 by default:
+enough for every branch whose phase is entered in at least 0.9% of deals).  A branch still
+short of evidence there is reported ``undetermined`` (its phase is then entered in fewer than
+1% of deals, which criterion 4 judges).  The stages are fixed, so the verdict is a function of
+the game and the seed alone.  The further deals are played only when they can change the
+verdict, that is when criteria 1 to 4 accept the game (``decide_dead="needed"``, the
+default): a game they reject keeps the reasons it had on the first deals, and the accepted
+games and every rejection's reasons before criterion 5 could fire are unchanged.
+``decide_dead="always"`` decides it for every game (every reason of every rejection, for a
+table of the criteria).
 
 Every verdict carries its reasons and the figures behind every criterion.
 """
@@ -21,7 +34,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -44,6 +57,10 @@ class AcceptanceSettings(BaseModel):
     max_rare_phase_share: float = 0.20
     dead_rate: float = Field(default=0.01, gt=0.0, lt=1.0)
     dead_alpha: float = Field(default=0.001, gt=0.0, lt=1.0)
+    # The most deals played to decide whether a branch that has not fired is dead (criterion
+    # 5); at ``deals`` or below, criterion 5 is judged on the first deals alone.
+    decide_max_deals: int = Field(default=76_800, ge=0)
+    decide_dead: Literal["needed", "always"] = "needed"
 
     @property
     def n_min(self) -> int:
@@ -58,7 +75,8 @@ def evaluate(
     *,
     interpreted: bool = False,
 ) -> dict[str, Any]:
-    """Simulate ``settings.deals`` uniform random deals; return the verdict and its figures.
+    """Simulate ``settings.deals`` uniform random deals (and more while a branch's life is
+    undecided, see the module docstring); return the verdict and its figures.
 
     The deals are played by the compiled loop (``engines.gbg.batch_random``), the same deals
     as the interpreter's for the same seeds; ``interpreted=True``, or a game the loop hands
@@ -71,9 +89,8 @@ def evaluate(
         for k, e in enumerate(p.next)
         if e.when is not None
     ]
-    played = None if interpreted else _play_batch(spec, settings.deals, seed)
-    if played is None:
-        played = _play_interpreted(spec, settings.deals, seed, conditions)
+    player = _Player(spec, seed, conditions, interpreted)
+    played = player.play(settings.deals)
     decisions, alice_wins, bob_wins, fired, evaluated, held = played
     deals = settings.deals
     moves = decisions / (2 * deals)
@@ -82,28 +99,10 @@ def evaluate(
     rates = [f / deals for f in fired]
     rare = [spec.phases[i].id for i, r in enumerate(rates) if r < settings.rare_phase_rate]
     cut = settings.extreme_cut
-    branch_rows = []
-    extreme = dead = 0
-    for i, k in conditions:
-        n, h = evaluated[(i, k)], held[(i, k)]
-        rate = h / n if n else 0.0
-        is_extreme = n == 0 or rate < cut or rate > 1 - cut
-        status = "fires"
-        if h == 0:
-            status = "dead" if n >= settings.n_min else "undetermined"
-        extreme += is_extreme
-        dead += status == "dead"
-        branch_rows.append(
-            {
-                "phase": spec.phases[i].id,
-                "edge": k,
-                "evaluated": n,
-                "held": h,
-                "rate": rate,
-                "extreme": is_extreme,
-                "status": status,
-            }
-        )
+    extremes = {
+        c: evaluated[c] == 0 or not cut <= held[c] / evaluated[c] <= 1 - cut for c in conditions
+    }
+    extreme = sum(extremes.values())
     extreme_share = extreme / len(conditions) if conditions else 0.0
     reasons = []
     if moves > settings.max_moves_per_player:
@@ -114,6 +113,34 @@ def evaluate(
         reasons.append("extreme_branches")
     if len(rare) / n_phases > settings.max_rare_phase_share:
         reasons.append("rare_phases")
+    if reasons and settings.decide_dead == "needed":
+        decided_evaluated, decided_held, decided_deals = dict(evaluated), dict(held), deals
+    else:
+        decided_evaluated, decided_held, decided_deals = _decide_dead(
+            player, settings, conditions, evaluated, held
+        )
+    branch_rows = []
+    dead = undetermined = 0
+    for i, k in conditions:
+        n, h = evaluated[(i, k)], held[(i, k)]
+        n_all, h_all = decided_evaluated[(i, k)], decided_held[(i, k)]
+        status = "fires"
+        if h_all == 0:
+            status = "dead" if n_all >= settings.n_min else "undetermined"
+        dead += status == "dead"
+        undetermined += status == "undetermined"
+        branch_rows.append(
+            {
+                "phase": spec.phases[i].id,
+                "edge": k,
+                "evaluated": n,
+                "held": h,
+                "rate": h / n if n else 0.0,
+                "extreme": extremes[(i, k)],
+                "status": status,
+                "decided_on": {"deals": decided_deals, "evaluated": n_all, "held": h_all},
+            }
+        )
     if dead:
         reasons.append("dead_branch")
     return {
@@ -132,6 +159,9 @@ def evaluate(
             "phase_rates": {spec.phases[i].id: r for i, r in enumerate(rates)},
             "branches": branch_rows,
             "dead_n_min": settings.n_min,
+            "dead_branches": dead,
+            "undetermined_branches": undetermined,
+            "dead_decision_deals": decided_deals,
         },
     }
 
@@ -140,10 +170,63 @@ Counters = tuple[int, int, int, list[int], dict[tuple[int, int], int], dict[tupl
 """decisions, Alice's wins, Bob's wins, phase entries, evaluations and holds per condition."""
 
 
-def _play_batch(spec: GameSpec, deals: int, seed: int) -> Counters | None:
-    """The filter's deals on the compiled loop (None: play them on the interpreter)."""
-    seeds = range(seed * 1_000_003, seed * 1_000_003 + deals)
-    out = random_play(spec, seeds, random.Random(seed))
+def _decide_dead(
+    player: _Player,
+    settings: AcceptanceSettings,
+    conditions: list[tuple[int, int]],
+    evaluated: dict[tuple[int, int], int],
+    held: dict[tuple[int, int], int],
+) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], int], int]:
+    """Criterion 5's evidence: the evaluations and holds of every condition over the first
+    deals and, while a condition that has not held has fewer than ``n_min`` evaluations, over
+    further stages that double the deals played (up to ``decide_max_deals``).  Returns the
+    evaluations, the holds and the deals they were counted on."""
+    evaluated, held = dict(evaluated), dict(held)
+    played = settings.deals
+
+    def open_() -> bool:
+        return any(held[c] == 0 and evaluated[c] < settings.n_min for c in conditions)
+
+    while open_() and played < settings.decide_max_deals:
+        more = min(played, settings.decide_max_deals - played)
+        _, _, _, _, e, h = player.play(more)
+        for c in conditions:
+            evaluated[c] += e[c]
+            held[c] += h[c]
+        played += more
+    return evaluated, held, played
+
+
+class _Player:
+    """The filter's deals, in order: play seeds ``seed * 1_000_003 + d`` for d = 0, 1, ...
+    and one move stream (``random.Random(seed)``), on the compiled loop or the interpreter;
+    each call to ``play`` continues where the last one stopped."""
+
+    def __init__(
+        self, spec: GameSpec, seed: int, conditions: list[tuple[int, int]], interpreted: bool
+    ) -> None:
+        self.spec = spec
+        self.seed = seed
+        self.conditions = conditions
+        self.interpreted = interpreted
+        self.moves = random.Random(seed)
+        self.next_deal = 0
+
+    def play(self, deals: int) -> Counters:
+        first = self.seed * 1_000_003 + self.next_deal
+        self.next_deal += deals
+        seeds = range(first, first + deals)
+        played = None if self.interpreted else _play_batch(self.spec, seeds, self.moves)
+        if played is None:
+            self.interpreted = True  # the loop hands a game back whole, at its first call
+            played = _play_interpreted(self.spec, seeds, self.moves, self.conditions)
+        return played
+
+
+def _play_batch(spec: GameSpec, seeds: range, moves: random.Random) -> Counters | None:
+    """Deals on the compiled loop (None: play them on the interpreter; ``moves`` is then left
+    as it was)."""
+    out = random_play(spec, seeds, moves)
     if out is None:
         return None
     evaluated, held = {}, {}
@@ -163,16 +246,16 @@ def _play_batch(spec: GameSpec, deals: int, seed: int) -> Counters | None:
 
 
 def _play_interpreted(
-    spec: GameSpec, deals: int, seed: int, conditions: list[tuple[int, int]]
+    spec: GameSpec, seeds: range, moves: random.Random, conditions: list[tuple[int, int]]
 ) -> Counters:
-    """The filter's deals on the interpreter (the reference)."""
-    draw = random.Random(seed).random
+    """Deals on the interpreter (the reference)."""
+    draw = moves.random
     fired = [0] * len(spec.phases)
     evaluated = dict.fromkeys(conditions, 0)
     held = dict.fromkeys(conditions, 0)
     decisions = alice_wins = bob_wins = 0
-    for d in range(deals):
-        state = new_deal(spec, seed * 1_000_003 + d, tree=False)
+    for play_seed in seeds:
+        state = new_deal(spec, play_seed, tree=False)
         while state.current_player >= 0:
             legal = state.legal_actions()
             state.apply(legal[int(draw() * len(legal))])
