@@ -54,7 +54,7 @@ from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
 from engines.tasks import InlinePool, TaskPool, TaskResult, cycle_collection_paused
 
-AXES_VERSION = "1"
+AXES_VERSION = "2"
 """Bumped whenever a change to this package changes the numbers the axes produce."""
 
 Progress = Callable[[str, int, int], None]
@@ -155,7 +155,9 @@ def _replay_task(
                 actions=len(d.menu),
                 temporal=temporal_share(values),
                 opponent=opponent_variance(values, budget.opponent_cross_fit),
-                precision=precision_loss(values, d.menu),
+                precision=precision_loss(
+                    values, d.menu, table.legal, table.extra, table.extra_values
+                ),
                 replays=table.replays,
                 fallbacks=table.fallbacks,
                 world_attempts=table.world_attempts,
@@ -294,8 +296,11 @@ def _assemble(
         seats[name], errors[name] = [], []
         for seat in (0, 1):
             values = [getattr(s, name) for s in decisions if s.seat == seat]
-            mean, error = mean_and_error(values)
-            if name == "opponent" and not math.isnan(mean):
+            # A seat that never decides faces nothing that depends on later play, the
+            # opponent or precision: it scores 0, as it does on information (where the two
+            # search players are then the same player), and both seats are averaged.
+            mean, error = mean_and_error(values) if values else (0.0, 0.0)
+            if name == "opponent":
                 root = math.sqrt(max(mean, 0.0))
                 error = error / (2 * root) if root > 0 else math.sqrt(error)
                 mean = root

@@ -8,7 +8,10 @@ same contexts: ``continuations`` policies for the seat's own later decisions (dr
 play the seat and theta its opponent; chance after the decision comes from world w's own card
 order and stream, and the players' random choices from a stream drawn for the context.  Every
 action therefore meets the same cards and the same uniforms, and the table of chip leads
-``values[a, k, theta, w]`` is the input of the temporal, opponent and precision axes.
+``values[a, k, theta, w]`` is the input of the temporal, opponent and precision axes.  When
+A(I) cut an amount menu, the amounts it left out that neighbour a kept amount on the wager
+grid (``engines.axes.menus.grid_extras``: at most four) are replayed under the same contexts
+too, in ``extra_values``, for the precision axis alone.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import numpy as np
 
 from engines.axes.budgets import AxisBudget
 from engines.axes.decisions import Decision
+from engines.axes.menus import grid_extras
 from engines.axes.play import (
     DealTrace,
     InfoKeys,
@@ -46,10 +50,14 @@ class ActionTable:
     values: np.ndarray
     fallbacks: int
     world_attempts: int
+    legal: tuple[str, ...] = ()
+    extra: tuple[str, ...] = ()
+    extra_values: np.ndarray | None = None
 
     @property
     def replays(self) -> int:
-        return int(self.values.size)
+        extra = 0 if self.extra_values is None else int(self.extra_values.size)
+        return int(self.values.size) + extra
 
 
 def decision_seed(seed: int, decision: Decision) -> int:
@@ -80,6 +88,10 @@ def action_values(
     reference = replay_steps(spec, trace.steps[: decision.upto])
     if reference is None:
         raise ValueError("a recorded decision does not replay")
+    menu = decision.menu
+    legal = tuple(reference.legal_actions())
+    extra = grid_extras(menu, legal)
+    actions = menu + extra
     sampler = WorldSampler(
         spec,
         trace,
@@ -87,16 +99,15 @@ def action_values(
         seat,
         attempts=budget.world_attempts,
         reference=reference,
-        menu=decision.menu,
+        menu=actions,
     )
     worlds = [sampler.draw(rng) for _ in range(n_w)]
     moves = rng.random((n_k, n_t, n_w, stream_length(spec)))
-    menu = decision.menu
-    values = np.empty((len(menu), n_k, n_t, n_w))
+    values = np.empty((len(actions), n_k, n_t, n_w))
     max_amounts = budget.max_amounts
     replay = _replay_interpreted if interpreted else _replay_memoised
     for w, world in enumerate(worlds):
-        renamed = [world.actions[a] for a in menu]
+        renamed = [world.actions[a] for a in actions]
         contexts = moves[:, :, w]
         replay(
             world, renamed, continuations, opponents, seat, contexts, max_amounts, values[..., w]
@@ -104,9 +115,12 @@ def action_values(
     return ActionTable(
         seat=seat,
         menu=menu,
-        values=values,
+        values=values[: len(menu)],
         fallbacks=sum(w.fallback for w in worlds),
         world_attempts=sum(w.attempts for w in worlds),
+        legal=legal,
+        extra=extra,
+        extra_values=values[len(menu) :],
     )
 
 

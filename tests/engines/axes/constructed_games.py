@@ -45,7 +45,7 @@ def draw_game(then_bet: bool = False) -> GameSpec:
     ranks wins.  Drawing always wins (any two cards outscore any one), so one action
     dominates by a wide margin, and with ``then_bet`` false it is the only decision of the
     game and nothing follows it.  ``then_bet`` adds a betting round after the draw."""
-    phases: list = [
+    phases: list[object] = [
         DealPhase(id="deal", count=1),
         DrawPhase(id="draw", who="alice", count=1, optional=True),
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engines.axes.menus import amount_of, kept_amounts, neighbours, reduce_menu
+from engines.axes.menus import amount_of, grid_extras, kept_amounts, neighbours, reduce_menu
 from engines.axes.opponent import opponent_variance
 from engines.axes.precision import precision_loss
 from engines.axes.temporal import temporal_share
@@ -43,6 +43,27 @@ def test_neighbours_are_adjacent_amounts_or_every_other_action() -> None:
     assert neighbours(("check", "bet 2"), "bet 2") == ("check",)
     with pytest.raises(ValueError, match="not in the menu"):
         neighbours(menu, "raise 3")
+
+
+def test_an_amount_is_compared_with_its_neighbours_on_the_full_wager_grid() -> None:
+    # Section 3.1: "adjacent amounts of the wager grid for bets and bids".  Of the grid 1..7,
+    # A(I) keeps 1, 2, 3, 4, 5 and 7; on the grid, 5 lies between 4 and 6 and 7 next to 6,
+    # although A(I) left 6 out.
+    legal = ("check", *(f"bet {v}" for v in range(1, 8)))
+    menu = reduce_menu(legal)
+    assert menu == ("check", "bet 1", "bet 2", "bet 3", "bet 4", "bet 5", "bet 7")
+    assert neighbours(menu, "bet 5", legal) == ("bet 4", "bet 6")
+    assert neighbours(menu, "bet 7", legal) == ("bet 6",)
+    assert neighbours(menu, "bet 4", legal) == ("bet 3", "bet 5")
+    assert neighbours(menu, "check", legal) == tuple(a for a in menu if a != "check")
+    assert neighbours(menu, "bet 5") == ("bet 4", "bet 7")  # within A(I) alone
+    assert grid_extras(menu, legal) == ("bet 6",)
+    # Raises of 1..10: A(I) keeps 1, 2, 3, 4, 5 and 10; the grid adds 6 (beside 5) and 9
+    # (beside 10).
+    raises = ("fold", "call", *(f"raise {v}" for v in range(1, 11)))
+    assert grid_extras(reduce_menu(raises), raises) == ("raise 6", "raise 9")
+    # Nothing cut, nothing extra.
+    assert grid_extras(("check", "bet 1", "bet 2"), ("check", "bet 1", "bet 2")) == ()
 
 
 def _table(f: np.ndarray, shape: tuple[int, int, int, int]) -> np.ndarray:
@@ -103,3 +124,20 @@ def test_precision_loss_compares_the_best_action_with_its_neighbours() -> None:
     assert loss < 3.5
     with pytest.raises(ValueError, match="one row per action"):
         precision_loss(table[:3], menu)
+
+
+def test_precision_values_a_grid_neighbour_that_a_i_left_out() -> None:
+    # Hand-computed: the grid is bet 1..7 and A(I) = check, bet 1, 2, 3, 4, 5, 7.  Mean payoffs
+    # (chips): check 0, bet 1 1, bet 2 1, bet 3 1, bet 4 2, bet 5 6, bet 7 0, and the left-out
+    # bet 6 4.  The best action is bet 5; its grid neighbours are bet 4 and bet 6:
+    # 6 - (2 + 4) / 2 = 3.  Compared within A(I) alone (bet 4 and bet 7) it would be
+    # 6 - (2 + 0) / 2 = 5.
+    legal = ("check", *(f"bet {v}" for v in range(1, 8)))
+    menu = reduce_menu(legal)
+    means = np.array([0.0, 1.0, 1.0, 1.0, 2.0, 6.0, 0.0])
+    table = np.broadcast_to(means[:, None, None, None], (7, 2, 3, 4)).copy()
+    extra = np.full((1, 2, 3, 4), 4.0)
+    assert precision_loss(table, menu, legal, ("bet 6",), extra) == pytest.approx(3.0)
+    assert precision_loss(table, menu) == pytest.approx(5.0)
+    with pytest.raises(ValueError, match="one row per extra action"):
+        precision_loss(table, menu, legal, (), extra)
