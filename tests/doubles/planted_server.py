@@ -40,7 +40,8 @@ The strong policy (``strong_action``):
 
 The server keeps its own account per model (``Account``: requests, 200s, 429s, illegal answers,
 prompt and completion tokens billed on its 200s, the bill at the model's price), which a test or
-the dress rehearsal compares with the tournament's tables; ``GET /v1/stats`` returns it as JSON.
+the dress rehearsal compares with the tournament's tables; ``GET /v1/stats`` returns it as JSON
+and ``POST /v1/forget`` calls ``forget``.
 
 In-process: ``with PlantedServer(field, games) as server: server.url``.  As a process:
 ``python -m tests.doubles.planted_server --field FIELD.json [--games GAMES.json] [--port P]``
@@ -380,6 +381,9 @@ class PlantedServer(ScriptedServer):
     def answer(self, request: Request) -> Answer:
         if request.method == "GET" and request.path.rstrip("/").endswith("/stats"):
             return Answer(200, json.dumps(self.stats()).encode())
+        if request.method == "POST" and request.path.rstrip("/").endswith("/forget"):
+            self.forget()
+            return Answer(200, b"{}")
         body = request.body if isinstance(request.body, dict) else {}
         model = self.models.get(str(body.get("model")))
         if model is None:

@@ -1,0 +1,712 @@
+"""The dress rehearsal (issue 41, item 7): a paper-size LLM tournament through the Dagster graph,
+against the planted-skill field over HTTP, measured.
+
+Usage:
+    PYTHONPATH=. .venv/bin/python benchmarks/dress_rehearsal.py [--models 12] [--games 50]
+        [--runs N] [--latency-s 1.0] [--concurrency 8] [--requests-per-minute 600]
+        [--executor in-process|dask] [--kill-at 0.5] [--json] [--out DIR] [--keep]
+    a small run: --models 4 --games 5 (runs default to 2 below paper size)
+
+What it does, in a scratch folder (``--out``, else a temporary one, removed unless ``--keep``):
+
+1. **Games**: the first ``--games`` seeds from ``--seed-start`` of the paper's generation
+   configuration that pass the acceptance filter (``engines.gbg.acceptance``), as a
+   ``benchmark_games`` table written where the graph reads it, and the partitions it names.
+2. **Field**: ``--models`` planted-skill models (``tests/doubles/planted_server.py``: skills evenly
+   spaced from 0 to 1, log-normal latency of median ``--latency-s``, a rate limit of
+   ``--requests-per-minute`` per model, overloads answered 429, illegal answers, reasoning
+   tokens), served by the planted server in a process of its own, which knows the games; the
+   roster gives each model a provider group of its own with ``--concurrency`` requests in flight
+   and the same rate limit.
+3. **Plan**: ``tournament plan`` of the run (``arena.llm.plan``) before anything is played, then
+   calibrated on a calibration run (the harness alone, ``run_tournament`` outside Dagster: the
+   first run of every matchup, in a scratch folder), whose wall time against its provider-bound
+   ideal is the harness's own overhead.
+4. **Leg A, uninterrupted**: in a child process, the graph's own assets of the ``paper`` profile
+   (runs overridden by ``--runs``): ``roster`` (from ``$GENSTRAT_ROSTER``), one run per game of
+   ``match_corpus``/``match_moves`` (``--parallel`` matches in flight; on ``--executor dask``,
+   ``scaleout_job`` on a local Dask cluster with a PostgreSQL instance, each game's matches dealt
+   into one play step per worker, which split the providers' limits), then ``complete_pairs``
+   and ``leaderboards``.
+5. **Leg B, killed and resumed**: the same in another data folder, killed with SIGKILL (its whole
+   process group) once ``--kill-at`` of the matches are journalled, then started again to the
+   end; the server forgets the requests it saw (a restarted provider) before each leg and after
+   the kill, so both legs meet the same faults.
+
+Report: matches, calls; wall time of leg A's tournament against the provider-bound ideal (per
+model the larger of answered requests x mean latency / concurrency and requests / rate limit,
+the slowest model's; and the same per game summed, since the graph plays one game after
+another); the harness's overhead (calibration run) and Dagster's (leg A's runs less the play
+inside them); the peak memory of every process (resident set, sampled); the bill (calls, input
+and output tokens, cost) against the plan, the calibrated plan and the server's own count; the
+rank correlation of the leaderboard with the planted strengths; and whether leg B's tables equal
+leg A's (wall-clock and latency columns aside), with the requests the kill lost in flight.
+
+The full size (12 models x 50 games, the fewest runs past 40,000 matches: 7, 46,200 matches,
+about 280,000 requests) takes about an hour a leg at 1 s latency; run it only on a machine with
+cores to spare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+PAPER_MATCHES = 40_000
+PROFILE = "paper"
+EDITION = "1"
+ASSET_TOURNAMENT = ("match_corpus", "match_moves")
+ASSET_STATS = ("complete_pairs", "leaderboards")
+# Columns a resumed run may write otherwise: wall clock, latency, and ``cached`` (the replies a
+# resumed match read back from its response cache, which the killed run had paid for).
+IGNORED = ("started_at", "finished_at", "duration_s", "latency_s", "cached")
+
+
+# --- the field, the games, the roster ---------------------------------------------------------
+
+
+def accepted_games(count: int, start: int) -> list[Any]:
+    """The first ``count`` seeds from ``start`` of the paper configuration that pass the
+    acceptance filter, as games."""
+    from arena.games import resolve_games
+    from engines.gbg.acceptance import evaluate
+
+    games: list[Any] = []
+    seed = start
+    while len(games) < count:
+        game = resolve_games([str(seed)], PROFILE)[0]
+        if evaluate(game.generated)["accepted"]:
+            games.append(game)
+        seed += 1
+    return games
+
+
+def benchmark_table(games: list[Any]) -> Any:
+    """The ``benchmark_games`` columns the tournament reads: the game, its spec, its hash."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "game": [g.token for g in games],
+            "order": list(range(len(games))),
+            "seed": [int(g.token) for g in games],
+            "spec_hash": [g.spec.spec_hash for g in games],
+            "spec_json": [g.spec.model_dump_json() for g in games],
+        }
+    )
+
+
+def field_models(args: argparse.Namespace) -> list[Any]:
+    from tests.doubles.planted_server import planted_field
+
+    return planted_field(
+        args.models,
+        latency_s=args.latency_s,
+        latency_sigma=args.latency_sigma,
+        requests_per_minute=args.requests_per_minute,
+        burst=max(2.0, args.requests_per_minute / 60.0),
+        illegal_rate=args.illegal_rate,
+        overload_rate=args.overload_rate,
+        overload_retry_after_s=args.overload_retry_after_s,
+        reasoning_tokens=args.reasoning_tokens,
+    )
+
+
+def mean_latency(model: Any, output_tokens: float) -> float:
+    """The server's mean seconds per answered request (log-normal mean, plus output time)."""
+    return model.latency_s * math.exp(model.latency_sigma**2 / 2) + (
+        model.per_output_token_s * output_tokens
+    )
+
+
+# --- processes --------------------------------------------------------------------------------
+
+
+class MemoryWatch:
+    """Samples the resident set of this process's descendants and of ``extra`` processes every
+    ``every_s``; keeps each process's peak, labelled by its command line."""
+
+    def __init__(self, every_s: float = 0.5) -> None:
+        import psutil
+
+        self.psutil = psutil
+        self.every_s = every_s
+        self.extra: dict[int, str] = {}
+        self.labels: dict[int, str] = {}
+        self.peaks: dict[int, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="memory-watch", daemon=True)
+
+    def label(self, pid: int, name: str) -> None:
+        self.labels[pid] = name
+
+    def start(self) -> MemoryWatch:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+    def _sample(self) -> None:
+        me = self.psutil.Process()
+        for proc in [me, *me.children(recursive=True)]:
+            with contextlib.suppress(self.psutil.Error):
+                rss = proc.memory_info().rss
+                if rss > self.peaks.get(proc.pid, 0):
+                    self.peaks[proc.pid] = rss
+                if proc.pid not in self.labels:
+                    cmd = " ".join(proc.cmdline()[:6])
+                    self.labels[proc.pid] = cmd[:120] or proc.name()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every_s):
+            self._sample()
+
+    def report(self) -> list[dict[str, Any]]:
+        me = os.getpid()
+        self.peaks[me] = max(
+            self.peaks.get(me, 0), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        )
+        self.labels[me] = "driver (this script)"
+        rows = [
+            {"pid": pid, "process": self.labels.get(pid, "?"), "peak_rss_mb": round(rss / 2**20, 1)}
+            for pid, rss in self.peaks.items()
+        ]
+        return sorted(rows, key=lambda r: -r["peak_rss_mb"])
+
+
+def start_server(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    """The planted server in a process of its own; (process, URL)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.doubles.planted_server", "--field", str(root / "field.json"),
+         "--games", str(root / "games.json")],
+        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=(root / "server.log").open("w"),
+        text=True, start_new_session=True,
+    )  # fmt: skip
+    assert process.stdout is not None
+    url = process.stdout.readline().strip()
+    if not url.startswith("http"):
+        process.kill()
+        raise SystemExit(f"dress rehearsal: the planted server did not start (see {root})")
+    return process, url
+
+
+def server_stats(url: str) -> dict[str, dict[str, Any]]:
+    with urllib.request.urlopen(f"{url}/stats", timeout=30) as reply:
+        data: dict[str, dict[str, Any]] = json.loads(reply.read())
+    return data
+
+
+def server_forget(url: str) -> None:
+    request = urllib.request.Request(f"{url}/forget", data=b"{}", method="POST")
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        reply.read()
+
+
+def delta(after: dict[str, dict[str, Any]], before: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The server's account between two readings, summed over the models, and per model."""
+    per = {
+        name: {k: v - before.get(name, {}).get(k, 0) for k, v in account.items()}
+        for name, account in after.items()
+    }
+    total = {k: sum(p[k] for p in per.values()) for k in next(iter(per.values()))}
+    return {"total": total, "models": per}
+
+
+# --- a leg: the graph in a child process ------------------------------------------------------
+
+
+def leg_main(spec_path: Path) -> int:
+    """The child: the roster, every game's tournament, the statistics (timings on stdout)."""
+    import dagster as dg
+
+    spec = json.loads(spec_path.read_text())
+    from pipelines.definitions import defs
+    from pipelines.jobs import MAIN_JOB_NAME, SCALEOUT_JOB_NAME
+
+    config = {"runs": spec["runs"], "parallel": spec["parallel"], "steps": spec["steps"]}
+    tournament_config = {"ops": {"match_corpus": {"config": config}}}
+    timings: dict[str, Any] = {"games": {}}
+    keys = [dg.AssetKey(k) for k in ASSET_TOURNAMENT]
+    with dg.DagsterInstance.get() as instance:
+
+        def run(selection: list[dg.AssetKey], partition: str | None) -> float:
+            started = time.perf_counter()
+            if spec["address"]:
+                from pipelines.scaleout import scaleout_job
+                from tests.servers import DaskCluster
+
+                run_config: dict[str, Any] = DaskCluster.run_config_for(spec["address"])
+                if partition is not None:
+                    run_config = {**run_config, **tournament_config}
+                result = dg.execute_job(
+                    dg.reconstructable(scaleout_job), instance=instance, run_config=run_config,
+                    asset_selection=selection,
+                    tags={"dagster/partition": partition} if partition else None,
+                )  # fmt: skip
+                ok = result.success
+            else:
+                job = defs.resolve_job_def(MAIN_JOB_NAME)
+                outcome = job.execute_in_process(
+                    instance=instance, asset_selection=selection, partition_key=partition,
+                    run_config=tournament_config if partition is not None else None,
+                    raise_on_error=False,
+                )  # fmt: skip
+                ok = outcome.success
+            if not ok:
+                raise SystemExit(f"leg: the run of {selection} ({partition}) failed")
+            return time.perf_counter() - started
+
+        assert SCALEOUT_JOB_NAME
+        timings["roster_s"] = run([dg.AssetKey("roster")], None)
+        for token in spec["partitions"]:
+            timings["games"][token] = run(keys, token)
+        timings["statistics_s"] = run([dg.AssetKey(k) for k in ASSET_STATS], None)
+    print(json.dumps(timings), flush=True)
+    return 0
+
+
+def journalled(data: Path) -> int:
+    """Matches journalled so far under a data folder's tournaments."""
+    folder = data / PROFILE / f"edition-{EDITION}" / "tournament"
+    total = 0
+    for path in folder.glob("*/journal*.jsonl"):
+        with contextlib.suppress(OSError), path.open("rb") as handle:
+            total += sum(1 for _ in handle)
+    return total
+
+
+def run_leg(
+    root: Path, name: str, env: dict[str, str], spec: dict[str, Any], watch: MemoryWatch,
+    kill_after: int | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Leg ``name`` in a child process; with ``kill_after``, SIGKILL it once that many matches
+    are journalled and report what was done by then (``killed``)."""
+    path = root / f"{name}.json"
+    path.write_text(json.dumps(spec))
+    started = time.perf_counter()
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--leg", str(path)], cwd=REPO, env=env,
+        stdout=subprocess.PIPE, stderr=(root / f"{name}.log").open("w"), text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    watch.label(child.pid, f"leg {name} (Dagster runs in process, the harness)")
+    if kill_after is not None:
+        data = Path(env["GENSTRAT_DATA"])
+        while child.poll() is None and journalled(data) < kill_after:
+            time.sleep(0.2)
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            return {"killed": True, "seconds": time.perf_counter() - started,
+                    "journalled": journalled(data)}  # fmt: skip
+    out, _ = child.communicate()
+    if child.returncode != 0:
+        raise SystemExit(f"dress rehearsal: leg {name} failed (see {root / (name + '.log')})")
+    timings: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    timings["seconds"] = time.perf_counter() - started
+    timings["killed"] = False
+    return timings
+
+
+# --- reading the legs -------------------------------------------------------------------------
+
+
+def tables(data: Path) -> dict[str, Any]:
+    """Every partition of the tournament's two tables, and the leaderboard, of a data folder."""
+    import pandas as pd
+
+    base = data / PROFILE / f"edition-{EDITION}"
+    out: dict[str, Any] = {}
+    for name in ASSET_TOURNAMENT:
+        for path in sorted((base / name).glob("*.parquet")):
+            frame = pd.read_parquet(path)
+            out[f"{name}/{path.stem}"] = frame.drop(columns=[c for c in IGNORED if c in frame])
+    out["leaderboards"] = pd.read_parquet(base / "leaderboards.parquet")
+    return out
+
+
+def equal_tables(a: dict[str, Any], b: dict[str, Any]) -> tuple[bool, list[str]]:
+    import pandas as pd
+
+    differ = sorted(set(a) ^ set(b))
+    for key in sorted(set(a) & set(b)):
+        try:
+            pd.testing.assert_frame_equal(a[key], b[key])
+        except AssertionError:
+            differ.append(key)
+    return not differ, differ
+
+
+def corpus_usage(data: Path) -> tuple[Any, Any]:
+    """(matches, moves) of every game of a data folder."""
+    import pandas as pd
+
+    base = data / PROFILE / f"edition-{EDITION}"
+    matches = pd.concat([pd.read_parquet(p) for p in sorted((base / "match_corpus").glob("*"))])
+    moves = pd.concat([pd.read_parquet(p) for p in sorted((base / "match_moves").glob("*"))])
+    return matches, moves
+
+
+def play_spans(matches: Any) -> dict[str, float]:
+    """Seconds from a game's first match's start to its last match's end."""
+    import pandas as pd
+
+    out: dict[str, float] = {}
+    for game, frame in matches.groupby("game"):
+        start = pd.to_datetime(frame["started_at"]).min()
+        end = pd.to_datetime(frame["finished_at"]).max()
+        out[str(game)] = (end - start).total_seconds()
+    return out
+
+
+def ideal_seconds(
+    moves: Any, models: list[Any], args: argparse.Namespace, by_game: bool
+) -> float:  # fmt: skip
+    """The provider-bound ideal: per model, the larger of answered requests x mean latency /
+    concurrency and requests / rate; the slowest model's.  ``by_game``: the graph plays one game
+    after another, so per game the larger of that and its longest match's chain of requests
+    (a match asks one request at a time), summed over the games."""
+    latency = {m.name: m for m in models}
+    groups = moves.groupby("game") if by_game else [("all", moves)]
+    total = 0.0
+    for _, frame in groups:
+        worst = 0.0
+        if by_game:
+            answers = (1 + frame["rethinks"]) * [
+                mean_latency(latency[p], 0.0) if p in latency else 0.0 for p in frame["player"]
+            ]
+            worst = float(answers.groupby(frame["match_id"]).sum().max())
+        for m in models:
+            own = frame[frame["player"] == m.name]
+            if own.empty:
+                continue
+            answers = float(len(own)) + float(own["rethinks"].sum())
+            calls = float(own["calls"].sum())
+            out = float(own["output_tokens"].sum()) / max(answers, 1.0)
+            latency_bound = answers * mean_latency(m, out) / args.concurrency
+            rate_bound = calls * 60.0 / args.requests_per_minute
+            worst = max(worst, latency_bound, rate_bound)
+        total += worst
+    return total
+
+
+# --- the driver -------------------------------------------------------------------------------
+
+
+def default_runs(models: int, games: int) -> int:
+    pairs = models * (models - 1) // 2
+    if models >= 12 and games >= 50:
+        return math.ceil(PAPER_MATCHES / (pairs * games * 2))
+    return 2
+
+
+@contextlib.contextmanager
+def instance_home(root: Path, executor: str, env: dict[str, str]) -> Iterator[Any]:
+    """DAGSTER_HOME for the legs: SQLite in process; PostgreSQL and a Dask cluster for dask."""
+    home = root / "dagster_home"
+    home.mkdir()
+    if executor == "in-process":
+        shutil.copy(REPO / "instance" / "dagster.yaml", home / "dagster.yaml")
+        env["DAGSTER_HOME"] = str(home)
+        yield None
+        return
+    from tests.servers import dask_cluster, postgres_server
+    from tests.support import POSTGRES_INSTANCE_YAML
+
+    shutil.copy(POSTGRES_INSTANCE_YAML, home / "dagster.yaml")
+    env["DAGSTER_HOME"] = str(home)
+    with postgres_server() as server:
+        env.update(server.env())
+        os.environ.update(env)
+        with dask_cluster(workers=2, env=env) as cluster:
+            yield cluster
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--leg", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--models", type=int, default=12)
+    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=None, help="default: past 40,000 matches")
+    parser.add_argument("--seed-start", type=int, default=0)
+    parser.add_argument("--latency-s", type=float, default=1.0, help="median seconds a request")
+    parser.add_argument("--latency-sigma", type=float, default=0.25)
+    parser.add_argument("--concurrency", type=int, default=8, help="requests in flight a model")
+    parser.add_argument("--requests-per-minute", type=float, default=600.0, help="a model's")
+    # the paper protocol falls back on an illegal answer, and the release gate holds a model's
+    # fallback rate to 1% (three times the paper's worst): a planted rate a tenth of it (a
+    # small run holds few moves a model, and a few unlucky answers would stop its release gate)
+    parser.add_argument("--illegal-rate", type=float, default=0.001)
+    parser.add_argument("--overload-rate", type=float, default=0.01)
+    parser.add_argument("--overload-retry-after-s", type=float, default=0.2)
+    parser.add_argument("--reasoning-tokens", type=int, default=16)
+    parser.add_argument("--parallel", type=int, default=None, help="matches in flight a game")
+    parser.add_argument("--executor", choices=("in-process", "dask"), default="in-process")
+    parser.add_argument("--kill-at", type=float, default=0.5, help="share journalled, then kill")
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if args.leg is not None:
+        return leg_main(args.leg)
+    if args.models < 2 or args.games < 1 or not 0 < args.kill_at < 1:
+        parser.error("--models must be at least 2, --games at least 1, --kill-at in (0, 1)")
+    runs = args.runs or default_runs(args.models, args.games)
+    parallel = args.parallel or 2 * args.models * args.concurrency
+    root = args.out or Path(tempfile.mkdtemp(prefix="genstrat-dress-"))
+    root.mkdir(parents=True, exist_ok=True)
+    watch = MemoryWatch().start()
+    try:
+        report = rehearse(args, root, runs, parallel, watch)
+    finally:
+        watch.stop()
+        if not args.keep and args.out is None:
+            shutil.rmtree(root, ignore_errors=True)
+    if args.json:
+        print(json.dumps(report, indent=2, default=str))
+    else:
+        print(summary_text(report))
+    return 0
+
+
+def rehearse(
+    args: argparse.Namespace, root: Path, runs: int, parallel: int, watch: MemoryWatch
+) -> dict[str, Any]:
+    import pandas as pd
+    import yaml
+    from scipy.stats import spearmanr
+
+    from arena.llm.plan import plan_tournament
+    from arena.roster import load_roster, with_protocol, with_rulebook_style
+    from arena.tournament.runner import run_tournament
+    from assets.partitions import BENCHMARK_GAMES_NAME
+    from assets.run_profiles import get_profile
+    from tests.doubles.planted_server import roster_players
+
+    report: dict[str, Any] = {
+        "models": args.models, "games": args.games, "runs": runs, "parallel": parallel,
+        "executor": args.executor, "latency_s": args.latency_s,
+        "concurrency": args.concurrency, "requests_per_minute": args.requests_per_minute,
+    }  # fmt: skip
+    started = time.perf_counter()
+    games = accepted_games(args.games, args.seed_start)
+    report["game_seeds"] = [g.token for g in games]
+    models = field_models(args)
+    (root / "field.json").write_text(
+        json.dumps([m.__dict__ for m in models], indent=1, sort_keys=True)
+    )
+    (root / "games.json").write_text(json.dumps([g.spec.model_dump(mode="json") for g in games]))
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONHASHSEED": "0",
+           "GENSTRAT_PROFILE": PROFILE, "GENSTRAT_EDITION": EDITION}  # fmt: skip
+    server, url = start_server(root, env)
+    watch.label(server.pid, "planted server (the provider)")
+    try:
+        players, providers = roster_players(
+            models, url, concurrency=args.concurrency, max_retries=10, backoff_base_s=0.5
+        )
+        (root / "roster.yaml").write_text(
+            yaml.safe_dump({"players": players, "providers": providers}, sort_keys=False)
+        )
+        env["GENSTRAT_ROSTER"] = str(root / "roster.yaml")
+        profile = get_profile(PROFILE, EDITION)
+        roster = with_rulebook_style(
+            with_protocol(load_roster(root / "roster.yaml"), profile.protocol),
+            profile.rulebook_style,
+        )
+        report["setup_s"] = time.perf_counter() - started
+
+        # the plan, before anything is played
+        plan = plan_tournament(roster, games, runs)
+        report["plan"] = plan.as_dict()["total"] | {"matches": plan.matches}
+        # the calibration run: the harness alone (the first run of every matchup)
+        server_forget(url)
+        before = server_stats(url)
+        tick = time.perf_counter()
+        calibration = run_tournament(
+            roster, games, 1, root / "calibration", parallel=parallel, checkpoint_s=1e9
+        )
+        cal_seconds = time.perf_counter() - tick
+        cal_moves = pd.read_parquet(root / "calibration" / "moves.parquet")
+        cal_moves["game"] = cal_moves["match_id"].map(
+            pd.read_parquet(root / "calibration" / "matches.parquet").set_index("match_id")["game"]
+        )
+        cal_ideal = ideal_seconds(cal_moves, models, args, by_game=False)
+        report["calibration"] = {
+            "matches": calibration.recorded, "calls": int(cal_moves["calls"].sum()),
+            "seconds": round(cal_seconds, 2), "ideal_s": round(cal_ideal, 2),
+            "over_ideal": round(cal_seconds / cal_ideal, 3) if cal_ideal else None,
+            "server": delta(server_stats(url), before)["total"],
+        }  # fmt: skip
+        calibrated = plan_tournament(roster, games, runs, calibration=[root / "calibration"])
+        report["calibrated_plan"] = calibrated.as_dict()["total"] | {
+            "rel_se": round(
+                math.sqrt(sum(m.calls_variance for m in calibrated.models.values()))
+                / max(sum(m.calls for m in calibrated.models.values()), 1.0),
+                4,
+            )
+        }
+
+        with instance_home(root, args.executor, env) as cluster:
+            import dagster as dg
+
+            os.environ["DAGSTER_HOME"] = env["DAGSTER_HOME"]
+            with dg.DagsterInstance.get() as instance:
+                instance.add_dynamic_partitions(BENCHMARK_GAMES_NAME, [g.token for g in games])
+            spec = {
+                "runs": runs, "parallel": parallel, "partitions": [g.token for g in games],
+                "steps": 2 if cluster is not None else 1,
+                "address": cluster.address if cluster is not None else None,
+            }  # fmt: skip
+            legs: dict[str, Path] = {}
+            for leg in ("a", "b"):
+                data = root / f"data-{leg}"
+                target = data / PROFILE / f"edition-{EDITION}"
+                target.mkdir(parents=True)
+                benchmark_table(games).to_parquet(target / "benchmark_games.parquet")
+                legs[leg] = data
+
+            # leg A: uninterrupted
+            server_forget(url)
+            before = server_stats(url)
+            leg_a = run_leg(root, "a", {**env, "GENSTRAT_DATA": str(legs["a"])}, spec, watch)
+            bill_a = delta(server_stats(url), before)
+            # leg B: killed in the middle, then resumed
+            server_forget(url)
+            before = server_stats(url)
+            env_b = {**env, "GENSTRAT_DATA": str(legs["b"])}
+            scheduled = int(calibrated.matches)
+            killed = run_leg(
+                root, "b-killed", env_b, spec, watch, kill_after=int(args.kill_at * scheduled)
+            )
+            at_kill = delta(server_stats(url), before)
+            server_forget(url)
+            resumed = run_leg(root, "b-resumed", env_b, spec, watch)
+            bill_b = delta(server_stats(url), before)
+    finally:
+        server.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            server.wait(10)
+
+    matches, moves = corpus_usage(legs["a"])
+    moves["game"] = moves["match_id"].map(matches.set_index("match_id")["game"])
+    spans = play_spans(matches)
+    tournament_s = sum(leg_a["games"].values())
+    ideal = ideal_seconds(moves, models, args, by_game=False)
+    ideal_by_game = ideal_seconds(moves, models, args, by_game=True)
+    recorded = {
+        "calls": int(moves["calls"].sum()),
+        "input_tokens": int(moves["input_tokens"].sum()),
+        "output_tokens": int(moves["output_tokens"].sum()),
+        "cost_usd": round(float(moves["cost_usd"].sum()), 6),
+    }
+    server_a = bill_a["total"]
+    report["leg_a"] = {
+        "matches": len(matches),
+        "statuses": {str(k): int(v) for k, v in matches["status"].value_counts().items()},
+        "seconds": round(leg_a["seconds"], 2),
+        "roster_s": round(leg_a["roster_s"], 2),
+        "tournament_s": round(tournament_s, 2),
+        "statistics_s": round(leg_a["statistics_s"], 2),
+        "play_s": round(sum(spans.values()), 2),
+        "ideal_s": round(ideal, 2),
+        "ideal_by_game_s": round(ideal_by_game, 2),  # with each game's longest match
+        "over_ideal": round(tournament_s / ideal, 3) if ideal else None,
+        "over_ideal_by_game": round(tournament_s / ideal_by_game, 3) if ideal_by_game else None,
+        "dagster_overhead_s": round(tournament_s - sum(spans.values()), 2),
+        "bill": recorded,
+        "server": server_a,
+        "bill_equals_server": recorded["calls"] == server_a["requests"]
+        and recorded["input_tokens"] == server_a["prompt_tokens"]
+        and recorded["output_tokens"] == server_a["completion_tokens"]
+        and math.isclose(recorded["cost_usd"], server_a["cost_usd"], rel_tol=1e-6),
+        "bill_over_plan": {
+            k: round(recorded[k] / report["plan"][k], 3) if report["plan"][k] else None
+            for k in ("calls", "input_tokens", "output_tokens", "cost_usd")
+        },
+        "bill_over_calibrated_plan": {
+            k: round(recorded[k] / report["calibrated_plan"][k], 3)
+            if report["calibrated_plan"][k]
+            else None
+            for k in ("calls", "input_tokens", "output_tokens", "cost_usd")
+        },
+    }
+    board = pd.read_parquet(
+        legs["a"] / PROFILE / f"edition-{EDITION}" / "leaderboards.parquet"
+    ).set_index("model")
+    skills = {m.name: m.skill for m in models}
+    named = [n for n in skills if n in board.index]
+    rho = spearmanr([board.loc[n, "alpha"] for n in named], [skills[n] for n in named]).statistic
+    report["spearman"] = round(float(rho), 4)
+    report["leaderboard"] = {
+        n: round(float(board.loc[n, "alpha"]), 4)
+        for n in sorted(named, key=lambda n: -board.loc[n, "alpha"])
+    }
+    same, differ = equal_tables(tables(legs["a"]), tables(legs["b"]))
+    _, b_moves = corpus_usage(legs["b"])
+    report["leg_b"] = {
+        "killed_after_s": round(killed["seconds"], 2),
+        "journalled_at_kill": killed["journalled"],
+        "server_at_kill": at_kill["total"]["requests"],
+        "resumed_s": round(resumed["seconds"], 2),
+        "equal_to_leg_a": same,
+        "tables_that_differ": differ,
+        "replies_read_back_from_cache": int(b_moves["cached"].sum()),
+        "calls": int(b_moves["calls"].sum()),
+        "server_requests": bill_b["total"]["requests"],
+        "requests_lost_in_flight": bill_b["total"]["requests"] - int(b_moves["calls"].sum()),
+    }
+    report["memory"] = watch.report()
+    report["wall_s"] = round(time.perf_counter() - started, 2)
+    return report
+
+
+def summary_text(r: dict[str, Any]) -> str:
+    a, b, cal = r["leg_a"], r["leg_b"], r["calibration"]
+    lines = [
+        f"dress rehearsal: {r['models']} planted models x {r['games']} games x {r['runs']} runs "
+        f"({a['matches']:,} matches, {a['bill']['calls']:,} calls), executor {r['executor']}, "
+        f"latency {r['latency_s']} s, {r['concurrency']} in flight and "
+        f"{r['requests_per_minute']:g}/min a model",
+        f"  leg A tournament {a['tournament_s']:.1f} s; provider-bound ideal {a['ideal_s']:.1f} s "
+        f"({a['over_ideal']}x); per game in turn, with its longest match, "
+        f"{a['ideal_by_game_s']:.1f} s ({a['over_ideal_by_game']}x); statuses {a['statuses']}",
+        f"  harness alone (calibration run, {cal['matches']} matches): {cal['seconds']:.1f} s "
+        f"against an ideal of {cal['ideal_s']:.1f} s ({cal['over_ideal']}x)",
+        f"  Dagster: roster {a['roster_s']:.1f} s, statistics {a['statistics_s']:.1f} s, the "
+        f"game runs {a['dagster_overhead_s']:.1f} s beyond their play ({a['play_s']:.1f} s)",
+        f"  bill {a['bill']}; server {a['server']}; equal: {a['bill_equals_server']}",
+        f"  bill / plan {a['bill_over_plan']}; / calibrated plan {a['bill_over_calibrated_plan']}",
+        f"  Spearman with the planted strengths: {r['spearman']}",
+        f"  kill -9 after {b['killed_after_s']:.1f} s ({b['journalled_at_kill']} matches "
+        f"journalled), resumed in {b['resumed_s']:.1f} s: equal to leg A: {b['equal_to_leg_a']} "
+        f"{b['tables_that_differ'] or ''} (cached flags aside: {b['replies_read_back_from_cache']} "
+        f"replies read back); {b['requests_lost_in_flight']} requests lost in flight",
+        "  peak memory: "
+        + "; ".join(f"{m['process']} {m['peak_rss_mb']} MB" for m in r["memory"][:8]),
+        f"  wall {r['wall_s']:.1f} s",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
