@@ -39,16 +39,23 @@ import dagster as dg
 import pandas as pd
 
 from assets.run_profiles import Profile, get_profile
-from pipelines.automation import (
-    PROCESS_TAG,
-    REFRESH_TAG,
-    UNFINISHED,
-    Wave,
-    fail_dead_runs,
-    new_refresh_id,
-    process_identity,
-    refresh,
-)
+
+try:
+    from pipelines.automation import (
+        PROCESS_TAG,
+        REFRESH_TAG,
+        UNFINISHED,
+        Wave,
+        fail_dead_runs,
+        new_refresh_id,
+        process_identity,
+        refresh,
+    )
+except ValueError as exc:  # a deployment setting the code location reads when it loads
+    if __name__ != "__main__":
+        raise
+    print(f"genstrat run: error: {exc}", file=sys.stderr)
+    sys.exit(2)
 from pipelines.jobs import MAIN_JOB_NAME
 
 # Console loggers print only what would stop the run; everything is in the instance's event log.

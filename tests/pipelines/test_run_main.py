@@ -39,6 +39,17 @@ def test_run_main_without_dagster_home_fails_in_one_line(project_env: ProjectEnv
     assert "DAGSTER_HOME is not set" in completed.stderr
 
 
+@pytest.mark.parametrize("value", ["abc", "2", "86401", "1e3"])
+def test_a_bad_automation_interval_is_one_line_and_exit_2(
+    project_env: ProjectEnv, value: str
+) -> None:
+    """Issue 43, item 15: ``GENSTRAT_AUTOMATION_INTERVAL_S=abc make run`` gave a traceback."""
+    completed = run_main({**os.environ, "GENSTRAT_AUTOMATION_INTERVAL_S": value})
+    assert completed.returncode == 2, completed.stderr
+    assert completed.stderr.strip().count("\n") == 0, completed.stderr
+    assert completed.stderr.startswith("genstrat run: error: GENSTRAT_AUTOMATION_INTERVAL_S=")
+
+
 def _interrupted_refresh(sig: signal.Signals, *, sigint_ignored: bool) -> tuple[int, str]:
     """``make run``'s refresh (the ``tiny`` profile) sent ``sig`` once its first step has
     finished; its exit status and stderr."""
