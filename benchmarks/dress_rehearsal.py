@@ -379,6 +379,14 @@ def play_spans(matches: Any) -> dict[str, float]:
     return out
 
 
+def longest_match_s(moves: Any, models: list[Any]) -> float:
+    """The longest match's chain of requests at the server's mean latency (a match asks one
+    request at a time, so no concurrency plays it faster)."""
+    latency = {m.name: mean_latency(m, 0.0) for m in models}
+    answers = (1 + moves["rethinks"]) * [latency.get(p, 0.0) for p in moves["player"]]
+    return float(answers.groupby(moves["match_id"]).sum().max())
+
+
 def ideal_seconds(
     moves: Any, models: list[Any], args: argparse.Namespace, by_game: bool
 ) -> float:  # fmt: skip
@@ -386,16 +394,12 @@ def ideal_seconds(
     concurrency and requests / rate; the slowest model's.  ``by_game``: the graph plays one game
     after another, so per game the larger of that and its longest match's chain of requests
     (a match asks one request at a time), summed over the games."""
-    latency = {m.name: m for m in models}
     groups = moves.groupby("game") if by_game else [("all", moves)]
     total = 0.0
     for _, frame in groups:
         worst = 0.0
         if by_game:
-            answers = (1 + frame["rethinks"]) * [
-                mean_latency(latency[p], 0.0) if p in latency else 0.0 for p in frame["player"]
-            ]
-            worst = float(answers.groupby(frame["match_id"]).sum().max())
+            worst = longest_match_s(frame, models)
         for m in models:
             own = frame[frame["player"] == m.name]
             if own.empty:
@@ -555,6 +559,7 @@ def rehearse(
             "matches": calibration.recorded, "calls": int(cal_moves["calls"].sum()),
             "seconds": round(cal_seconds, 2), "ideal_s": round(cal_ideal, 2),
             "over_ideal": round(cal_seconds / cal_ideal, 3) if cal_ideal else None,
+            "longest_match_s": round(longest_match_s(cal_moves, models), 2),
             "server": delta(server_stats(url), before)["total"],
         }  # fmt: skip
         calibrated = plan_tournament(roster, games, runs, calibration=[root / "calibration"])
@@ -630,6 +635,7 @@ def rehearse(
         "play_s": round(sum(spans.values()), 2),
         "ideal_s": round(ideal, 2),
         "ideal_by_game_s": round(ideal_by_game, 2),  # with each game's longest match
+        "longest_match_s": round(longest_match_s(moves, models), 2),
         "over_ideal": round(tournament_s / ideal, 3) if ideal else None,
         "over_ideal_by_game": round(tournament_s / ideal_by_game, 3) if ideal_by_game else None,
         "dagster_overhead_s": round(tournament_s - sum(spans.values()), 2),
@@ -691,7 +697,8 @@ def summary_text(r: dict[str, Any]) -> str:
         f"({a['over_ideal']}x); per game in turn, with its longest match, "
         f"{a['ideal_by_game_s']:.1f} s ({a['over_ideal_by_game']}x); statuses {a['statuses']}",
         f"  harness alone (calibration run, {cal['matches']} matches): {cal['seconds']:.1f} s "
-        f"against an ideal of {cal['ideal_s']:.1f} s ({cal['over_ideal']}x)",
+        f"against an ideal of {cal['ideal_s']:.1f} s ({cal['over_ideal']}x; its longest match "
+        f"alone {cal['longest_match_s']:.1f} s)",
         f"  Dagster: roster {a['roster_s']:.1f} s, statistics {a['statistics_s']:.1f} s, the "
         f"game runs {a['dagster_overhead_s']:.1f} s beyond their play ({a['play_s']:.1f} s)",
         f"  bill {a['bill']}; server {a['server']}; equal: {a['bill_equals_server']}",
