@@ -425,8 +425,8 @@ def default_runs(models: int, games: int) -> int:
 
 
 @contextlib.contextmanager
-def instance_home(root: Path, executor: str, env: dict[str, str]) -> Iterator[Any]:
-    """DAGSTER_HOME for the legs: SQLite in process; PostgreSQL and a Dask cluster for dask."""
+def instance_home(root: Path, executor: str, env: dict[str, str]) -> Iterator[None]:
+    """DAGSTER_HOME for the legs: SQLite in process; a PostgreSQL server for dask."""
     home = root / "dagster_home"
     home.mkdir()
     if executor == "in-process":
@@ -434,7 +434,7 @@ def instance_home(root: Path, executor: str, env: dict[str, str]) -> Iterator[An
         env["DAGSTER_HOME"] = str(home)
         yield None
         return
-    from tests.servers import dask_cluster, postgres_server
+    from tests.servers import postgres_server
     from tests.support import POSTGRES_INSTANCE_YAML
 
     shutil.copy(POSTGRES_INSTANCE_YAML, home / "dagster.yaml")
@@ -442,8 +442,30 @@ def instance_home(root: Path, executor: str, env: dict[str, str]) -> Iterator[An
     with postgres_server() as server:
         env.update(server.env())
         os.environ.update(env)
-        with dask_cluster(workers=2, env=env) as cluster:
-            yield cluster
+        yield None
+
+
+def play_leg(
+    root: Path, name: str, env: dict[str, str], spec: dict[str, Any], watch: MemoryWatch,
+    executor: str, kill_after: int | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """``run_leg``, on a Dask cluster of its own for ``dask`` (its workers read the leg's data
+    folder from their environment); a kill takes the cluster's workers down too."""
+    if executor == "in-process":
+        return run_leg(root, name, env, spec, watch, kill_after)
+    from tests.servers import dask_cluster
+
+    with dask_cluster(workers=2, env=env) as cluster:
+        for address, pid in cluster.worker_pids.items():
+            watch.label(pid, f"dask worker {address} (leg {name})")
+        result = run_leg(
+            root, name, env, {**spec, "address": cluster.address, "steps": 2}, watch, kill_after
+        )
+        if result["killed"]:
+            for pid in cluster.worker_pids.values():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -520,8 +542,14 @@ def rehearse(
         json.dumps([m.__dict__ for m in models], indent=1, sort_keys=True)
     )
     (root / "games.json").write_text(json.dumps([g.spec.model_dump(mode="json") for g in games]))
-    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONHASHSEED": "0",
-           "GENSTRAT_PROFILE": PROFILE, "GENSTRAT_EDITION": EDITION}  # fmt: skip
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "PYTHONHASHSEED": "0",
+        "GENSTRAT_PROFILE": PROFILE,
+        "GENSTRAT_EDITION": EDITION,
+        "GENSTRAT_DATA": str(root / "data-unused"),  # each leg sets its own
+    }
     server, url = start_server(root, env)
     watch.label(server.pid, "planted server (the provider)")
     try:
@@ -571,7 +599,7 @@ def rehearse(
             )
         }
 
-        with instance_home(root, args.executor, env) as cluster:
+        with instance_home(root, args.executor, env):
             import dagster as dg
 
             os.environ["DAGSTER_HOME"] = env["DAGSTER_HOME"]
@@ -579,8 +607,7 @@ def rehearse(
                 instance.add_dynamic_partitions(BENCHMARK_GAMES_NAME, [g.token for g in games])
             spec = {
                 "runs": runs, "parallel": parallel, "partitions": [g.token for g in games],
-                "steps": 2 if cluster is not None else 1,
-                "address": cluster.address if cluster is not None else None,
+                "steps": 1, "address": None,
             }  # fmt: skip
             legs: dict[str, Path] = {}
             for leg in ("a", "b"):
@@ -593,19 +620,21 @@ def rehearse(
             # leg A: uninterrupted
             server_forget(url)
             before = server_stats(url)
-            leg_a = run_leg(root, "a", {**env, "GENSTRAT_DATA": str(legs["a"])}, spec, watch)
+            env_a = {**env, "GENSTRAT_DATA": str(legs["a"])}
+            leg_a = play_leg(root, "a", env_a, spec, watch, args.executor)
             bill_a = delta(server_stats(url), before)
             # leg B: killed in the middle, then resumed
             server_forget(url)
             before = server_stats(url)
             env_b = {**env, "GENSTRAT_DATA": str(legs["b"])}
             scheduled = int(calibrated.matches)
-            killed = run_leg(
-                root, "b-killed", env_b, spec, watch, kill_after=int(args.kill_at * scheduled)
-            )
+            killed = play_leg(
+                root, "b-killed", env_b, spec, watch, args.executor,
+                kill_after=int(args.kill_at * scheduled),
+            )  # fmt: skip
             at_kill = delta(server_stats(url), before)
             server_forget(url)
-            resumed = run_leg(root, "b-resumed", env_b, spec, watch)
+            resumed = play_leg(root, "b-resumed", env_b, spec, watch, args.executor)
             bill_b = delta(server_stats(url), before)
     finally:
         server.terminate()
