@@ -26,12 +26,12 @@ from tests.watchdog import watch_server
 # sources, else the interpreted one: decided here, before any test module imports the engine.
 ENGINE = enable()
 
-# The modules that take longest under `make test` (on two workers: the killed refreshes five
-# or six tiny refreshes, about 8 minutes, the end-to-end refreshes about 6, the local-model
-# ablations 1 to 3, the Dask cluster 1.5), started first so that the two workers finish
-# together; the others keep their order. `make test` turns off xdist's own reordering (by
-# number of tests per module), which started the longest module minutes late; `make check` (no
-# slow tests) keeps it.
+# The modules that take longest under `make test` (on two workers: the killed refreshes, five
+# or six tiny refreshes, 5 CPU-minutes and 28 minutes at a load of 4 to 9; the end-to-end
+# refreshes about 6 minutes, the local-model ablations 1 to 3, the Dask cluster 1.5), started
+# first so that the two workers finish together; the others keep their order. `make test`
+# turns off xdist's own reordering (by number of tests per module), which started the longest
+# module minutes late; `make check` (no slow tests) keeps it.
 LONGEST_FIRST = (
     "tests/e2e/test_killed_refresh.py",
     "tests/e2e/test_refresh.py",
