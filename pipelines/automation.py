@@ -689,11 +689,14 @@ def gone(instance: dg.DagsterInstance, run: dg.DagsterRun, *, judge_untagged: bo
     A run with ``PROCESS_TAG`` names its process; one of another machine is not judged. Any
     other run that has started names its process in its ``RUN_START`` event (the run worker
     the daemon launched, a ``dagster asset materialize``), without a machine: it is judged
-    only when ``judge_untagged`` says it ran on this one."""
+    only when ``judge_untagged`` says it ran on this one.  Nothing is judged without Linux's
+    ``/proc`` (no process would be found), nor by a tag that is not ``process_identity``'s."""
+    if not Path("/proc/self/stat").exists():
+        return None
     tagged = run.tags.get(PROCESS_TAG)
     if tagged:
-        host, pid, ticks, boot = tagged.split(":", 3)
-        if host != socket.gethostname():
+        host, pid, ticks, boot = [*tagged.split(":", 3), "", "", ""][:4]
+        if host != socket.gethostname() or not pid.isdigit() or not boot:
             return None
         if boot != _boot_id():
             return f"its process ({pid} on {host}) ran before the machine restarted"

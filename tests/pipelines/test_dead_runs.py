@@ -180,6 +180,9 @@ def test_a_tag_of_another_process_with_the_same_id_or_another_boot_is_gone() -> 
         assert gone(instance, rebooted, judge_untagged=True) == (
             f"its process ({pid} on {host}) ran before the machine restarted"
         )
-        # another machine's process is not judged from here, whatever its id
+        # another machine's process is not judged from here, whatever its id, nor a tag
+        # that does not name a process
         elsewhere = _run({PROCESS_TAG: f"not-{host}:1:1:{boot}"})
         assert gone(instance, elsewhere, judge_untagged=True) is None
+        for malformed in (host, f"{host}:x:1:{boot}", f"{host}:{pid}", f"{host}:{pid}:{ticks}:"):
+            assert gone(instance, _run({PROCESS_TAG: malformed}), judge_untagged=True) is None
