@@ -30,8 +30,8 @@ What it does, in a scratch folder (``--out``, else a temporary one, removed unle
    and ``leaderboards``.
 5. **Leg B, killed and resumed**: the same in another data folder, killed with SIGKILL (its whole
    process group) once ``--kill-at`` of the matches are journalled, then started again to the
-   end; the server forgets the requests it saw (a restarted provider) before each leg and after
-   the kill, so both legs meet the same faults.
+   end.  The server draws its faults from each request and its attempt number (the harness's
+   ``x-retry-count``), so both legs meet the same faults whatever the timing.
 
 Report: matches, calls; wall time of leg A's tournament against the provider-bound ideal (per
 model the larger of answered requests x mean latency / concurrency and requests / rate limit,
@@ -214,12 +214,6 @@ def server_stats(url: str) -> dict[str, dict[str, Any]]:
     with urllib.request.urlopen(f"{url}/stats", timeout=30) as reply:
         data: dict[str, dict[str, Any]] = json.loads(reply.read())
     return data
-
-
-def server_forget(url: str) -> None:
-    request = urllib.request.Request(f"{url}/forget", data=b"{}", method="POST")
-    with urllib.request.urlopen(request, timeout=30) as reply:
-        reply.read()
 
 
 def delta(after: dict[str, dict[str, Any]], before: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -571,7 +565,6 @@ def rehearse(
         plan = plan_tournament(roster, games, runs)
         report["plan"] = plan.as_dict()["total"] | {"matches": plan.matches}
         # the calibration run: the harness alone (the first run of every matchup)
-        server_forget(url)
         before = server_stats(url)
         tick = time.perf_counter()
         calibration = run_tournament(
@@ -617,14 +610,12 @@ def rehearse(
                 benchmark_table(games).to_parquet(target / "benchmark_games.parquet")
                 legs[leg] = data
 
-            # leg A: uninterrupted
-            server_forget(url)
+                # leg A: uninterrupted
             before = server_stats(url)
             env_a = {**env, "GENSTRAT_DATA": str(legs["a"])}
             leg_a = play_leg(root, "a", env_a, spec, watch, args.executor)
             bill_a = delta(server_stats(url), before)
             # leg B: killed in the middle, then resumed
-            server_forget(url)
             before = server_stats(url)
             env_b = {**env, "GENSTRAT_DATA": str(legs["b"])}
             scheduled = int(calibrated.matches)
@@ -633,7 +624,6 @@ def rehearse(
                 kill_after=int(args.kill_at * scheduled),
             )  # fmt: skip
             at_kill = delta(server_stats(url), before)
-            server_forget(url)
             resumed = play_leg(root, "b-resumed", env_b, spec, watch, args.executor)
             bill_b = delta(server_stats(url), before)
     finally:

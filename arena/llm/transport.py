@@ -29,6 +29,8 @@ the time left, and a wait that would end past the bound is not waited.  A ``Retr
 honoured up to the policy's ``max_retry_after_s``; a longer one fails the request at once.
 Either way the request is given up (``RetriesExhausted``) and counts toward the circuit breaker.
 
+A retried attempt carries its number in the ``x-retry-count`` header (``RETRY_HEADER``).
+
 Counting: ``Response.requests`` and ``RetriesExhausted.requests`` count the attempts that reached
 the provider (every attempt but those whose connection could not be opened), so the corpus's
 ``calls`` equal what the provider saw; ``RetriesExhausted.latency_s`` is the time the attempts
@@ -113,6 +115,11 @@ class ReplyRejected(TransportError):
 
 
 DEFAULT_MAX_CONNECTION_FAILURES = 10
+# Sent with a retried attempt: how many came before it (OpenAI's SDK sends the same count as
+# ``x-stainless-retry-count``).  Providers may ignore it; the planted-skill server of the tests
+# (tests/doubles/planted_server.py) draws its simulated overloads from it, so that identical
+# requests of different matches meet the same faults whatever the order they arrive in.
+RETRY_HEADER = "x-retry-count"
 ERROR_DETAIL_BYTES = 64 * 1024  # of an error reply's body, read for its message
 TIMEOUT_GRACE_S = 0.1  # past an attempt's time, before the attempt is cut off whatever it does
 
@@ -321,8 +328,9 @@ class Transport:
                 # httpx's own timeouts first (they know whether the request was sent); this
                 # one ends a reply that trickles in slower than any read timeout notices
                 async with asyncio.timeout(max(limit, 0.0) + TIMEOUT_GRACE_S):
+                    sent_headers = {**headers, RETRY_HEADER: str(number)} if number else headers
                     status, reason, reply_headers, content, writes = await self._exchange(
-                        client, url, payload, headers, limit
+                        client, url, payload, sent_headers, limit
                     )
             except (TimeoutError, httpx.TimeoutException) as exc:
                 spent += time.perf_counter() - started

@@ -13,9 +13,11 @@ Around the play it behaves like a provider:
 - **rate limits**: a token bucket of ``requests_per_minute`` (``burst`` deep) per model; a
   request past it is answered ``429`` with the ``Retry-After`` the bucket needs;
 - **overloads**: a share ``overload_rate`` of the attempts is answered ``429`` (``Retry-After``
-  ``overload_retry_after_s``), drawn from the request and how many times this server has seen
-  it before (its attempt number), so a tournament against a fresh server meets the same faults
-  in every run; ``forget`` clears the sightings (a restarted provider);
+  ``overload_retry_after_s``), drawn from the request and its attempt number: the
+  ``x-retry-count`` header the harness sends with a retry (``arena.llm.transport.RETRY_HEADER``),
+  so every run meets the same faults whatever the order identical requests of different matches
+  arrive in (``count_sightings``, for a client that sends no such header: the times this server
+  saw the request before, which ``forget`` clears, as a restarted provider would);
 - **illegal answers**: a share ``illegal_rate`` of the answers names no legal move (half prose
   without an action, half a move that is not legal), which the harness's rethink and fallback
   take care of.
@@ -23,8 +25,7 @@ Around the play it behaves like a provider:
 Every draw (the policy's coin and choice, the illegal answers, the latency) comes from a hash of
 the model, the conversation and, for faults, the attempt number: the same request gets the same
 answer in every run, whatever the timing, so a killed and resumed tournament ends equal to an
-uninterrupted one (against a server that forgot the killed run's sightings: a request in flight
-at the kill was seen once more).  The rate limiter alone depends on timing.
+uninterrupted one.  The rate limiter alone depends on timing.
 
 The strong policy (``strong_action``):
 
@@ -69,6 +70,7 @@ from typing import Any
 from tests.doubles.scripted_server import Answer, Request, ScriptedServer, _Discard, completion
 
 MESSAGE_OVERHEAD = 4  # tokens a chat template adds per message
+RETRY_HEADER = "x-retry-count"  # arena.llm.transport.RETRY_HEADER
 _GBG_MENU = re.compile(r"Legal actions: (\[.*\])")
 _OPENSPIEL_MENU = re.compile(r"^Legal moves: (.*)$", re.MULTILINE)
 _HAND = re.compile(r"^Your hand: (.*)\.$", re.MULTILINE)
@@ -344,6 +346,7 @@ class PlantedServer(ScriptedServer):
         *,
         time_scale: float = 1.0,
         keep_requests: bool = False,
+        count_sightings: bool = False,
     ) -> None:
         super().__init__(self.answer)
         self.models = {m.name: m for m in models}
@@ -352,6 +355,7 @@ class PlantedServer(ScriptedServer):
         self.accounts = {name: Account() for name in self.models}
         self._buckets: dict[str, tuple[float, float]] = {}  # model -> (tokens, at)
         self._seen: dict[bytes, int] = {}  # request digest -> times received
+        self.count_sightings = count_sightings
         self._lock = threading.Lock()
         if not keep_requests:
             self.requests = _Discard()
@@ -392,8 +396,11 @@ class PlantedServer(ScriptedServer):
         messages = body.get("messages") or []
         key = _digest(model.name, messages)
         with self._lock:
-            retry = self._seen.get(key, 0)
-            self._seen[key] = retry + 1
+            if self.count_sightings:
+                retry = str(self._seen.get(key, 0))
+                self._seen[key] = int(retry) + 1
+            else:
+                retry = request.headers.get(RETRY_HEADER, "0")
             account = self.accounts[model.name]
             account.requests += 1
             wait = self._take(model)
