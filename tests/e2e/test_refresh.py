@@ -231,9 +231,14 @@ def keep_screenshot(shot: Path) -> None:
         shutil.copy(shot, Path(folder) / shot.name)
 
 
+def tables(data: Path) -> Path:
+    """Where the profile's first edition keeps its tables under the data folder ``data``."""
+    return data / PROFILE / "edition-1"
+
+
 def table(data: Path, name: str) -> pd.DataFrame:
     """An asset's table without its wall-clock columns, in a canonical row order."""
-    frame = pd.read_parquet(data / f"{name}.parquet")
+    frame = pd.read_parquet(tables(data) / f"{name}.parquet")
     frame = frame.drop(columns=list(WALL_CLOCK_COLUMNS), errors="ignore")
     by = "match_id" if "match_id" in frame.columns else list(frame.columns)
     return frame.sort_values(by).reset_index(drop=True)
@@ -241,7 +246,8 @@ def table(data: Path, name: str) -> pd.DataFrame:
 
 def corpus(data: Path) -> pd.DataFrame:
     """Every partition of ``match_corpus``, by match id."""
-    frames = [pd.read_parquet(path) for path in sorted((data / "match_corpus").glob("*.parquet"))]
+    found = sorted((tables(data) / "match_corpus").glob("*.parquet"))
+    frames = [pd.read_parquet(path) for path in found]
     return pd.concat(frames).sort_values("match_id").reset_index(drop=True)
 
 
@@ -368,7 +374,7 @@ def test_make_run_prints_its_steps_and_publishes_the_release_the_ui_published(
 ) -> None:
     out, _ = make_run.finish(timeout_s=REFRESH_TIMEOUT_S)
     print(f"make run: done {time.monotonic() - make_run.started:.0f} s after it started")
-    data = make_run.data
+    data = tables(make_run.data)
     games = pd.read_parquet(data / "reference_games.parquet")
     assert {"kuhn", "leduc", "holdem-limit", "example4643"} <= set(games["name"])
     for name, spec_hash in zip(games["name"], games["spec_hash"], strict=True):
@@ -395,7 +401,7 @@ def test_make_run_prints_its_steps_and_publishes_the_release_the_ui_published(
     assert DEMO_ROSTER.read_bytes() == deployed.roster.read_bytes()
     assert release_id == ui_refresh.release_id
     for name in ("leaderboards", "complete_pairs"):
-        pd.testing.assert_frame_equal(table(deployed.data, name), table(data, name))
+        pd.testing.assert_frame_equal(table(deployed.data, name), table(make_run.data, name))
 
 
 # --- 5. a nightly tick, 6. a roster change -------------------------------------------------------
