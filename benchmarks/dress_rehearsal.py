@@ -411,6 +411,17 @@ def ideal_seconds(
 # --- the driver -------------------------------------------------------------------------------
 
 
+def kill_point(scheduled: int, games: int, share: float) -> int:
+    """The matches journalled at which leg B is killed: ``share`` of them, moved to the middle of
+    a game when that falls between two (the graph plays one game after another, and a kill
+    between two games' runs would find no match in flight)."""
+    per_game = scheduled // games
+    point = int(share * scheduled)
+    if per_game > 1 and point % per_game == 0:
+        point += per_game // 2
+    return min(max(point, 1), scheduled - 1)
+
+
 def default_runs(models: int, games: int) -> int:
     pairs = models * (models - 1) // 2
     if models >= 12 and games >= 50:
@@ -618,10 +629,9 @@ def rehearse(
             # leg B: killed in the middle, then resumed
             before = server_stats(url)
             env_b = {**env, "GENSTRAT_DATA": str(legs["b"])}
-            scheduled = int(calibrated.matches)
             killed = play_leg(
                 root, "b-killed", env_b, spec, watch, args.executor,
-                kill_after=int(args.kill_at * scheduled),
+                kill_after=kill_point(int(calibrated.matches), len(games), args.kill_at),
             )  # fmt: skip
             at_kill = delta(server_stats(url), before)
             resumed = play_leg(root, "b-resumed", env_b, spec, watch, args.executor)
