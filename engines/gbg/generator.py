@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -102,6 +102,16 @@ LATER_FIELDS: dict[str, Any] = {
     "min_phases": 2,
     "position_roles": False,
     "reject_inert": False,
+    "min_stack": 6,
+    "ante_divisor": 5,
+    "branch_count": "rate",
+    "min_branches": 0,
+    "max_conditions_per_phase": 1,
+    "end_with_betting": False,
+    "max_per_kind": 2,
+    "phase_ceilings": 0,
+    "kind_attempts": 50,
+    "max_skip": 0,
 }
 
 
@@ -120,7 +130,7 @@ class GenerationConfig(BaseModel):
     max_ranks: int = Field(default=6, ge=2, le=13)
     max_suits: int = Field(default=3, ge=1, le=4)
     max_hand: int = Field(default=3, ge=1, le=5)
-    max_phases: int = Field(default=7, ge=1, le=20)
+    max_phases: int = Field(default=7, ge=1, le=40)
     max_betting_rounds: int = Field(default=3, ge=1, le=6)
     max_raise_cap: int = Field(default=3, ge=1, le=6)
     max_stack: int = Field(default=20, ge=4, le=1000)
@@ -148,6 +158,35 @@ class GenerationConfig(BaseModel):
     min_phases: int = Field(default=2, ge=2, le=20)
     position_roles: bool = False
     reject_inert: bool = False
+    # Added with revision 2 of the paper's configuration (issue 40), under the same rule.
+    # The stack is drawn from min_stack..max_stack and the ante from 1..stack // ante_divisor.
+    min_stack: int = Field(default=6, ge=4, le=1000)
+    ante_divisor: int = Field(default=5, ge=2, le=20)
+    # How branch conditions are placed: ``rate`` (each phase, in order, gets one with
+    # probability branch_rate until max_branches are placed; the default's way) or
+    # ``per_phase`` (see ``_branches_per_phase``: up to max_conditions_per_phase on a phase, at
+    # least min_branches in a game, each skipping at most max_skip phases ahead).
+    branch_count: Literal["rate", "per_phase"] = "rate"
+    min_branches: int = Field(default=0, ge=0)
+    max_conditions_per_phase: int = Field(default=1, ge=1, le=4)
+    # The phase graph ends with a betting round (the last betting round drawn is moved to the
+    # end), so that what a peek, a position or an auction gives can still be acted on.
+    end_with_betting: bool = False
+    # How many phases of each optional kind without a cap of its own (peek, draw, swap,
+    # position, reveal) a game may have.
+    max_per_kind: int = Field(default=2, ge=1, le=6)
+    # How the number of phases is drawn: with no ceilings, uniformly over
+    # min_phases..max_phases; with n ceilings, a ceiling is drawn uniformly over that range, the
+    # next uniformly from min_phases to it, n times, and the number uniformly from min_phases
+    # to the last ceiling (every count up to the cap occurs, the smaller ones more often).
+    phase_ceilings: int = Field(default=0, ge=0, le=4)
+    # How far a ``per_phase`` branch may skip: to a phase drawn uniformly from the one after
+    # the next to max_skip phases ahead (or the showdown, when it is that near); 0: as far as
+    # the showdown.
+    max_skip: int = Field(default=0, ge=0, le=40)
+    # Draws of an optional kind (each kept with its feature rate, within its limit) before the
+    # phase graph is left with fewer phases than drawn.
+    kind_attempts: int = Field(default=50, ge=1, le=1000)
 
     def canonical_json(self) -> str:
         data = self.model_dump(mode="json")
@@ -170,25 +209,45 @@ class GenerationConfig(BaseModel):
         return scaled if limit is None else min(scaled, limit)
 
 
-# The paper's configuration (Section 3; issue 17): longer phase graphs with more conditional
-# branches, every position given a role, and inert phases rejected, calibrated so that the
-# paper's five criteria accept about 16% of seeds (2,000 of 12,351).  Versioned by ``revision``:
-# a change of any number here is a new revision, and the hash tells every revision apart.
+# The paper's configuration (Section 3; issues 17 and 40), revision 2: every count drawn across
+# its range, the caps being caps and not targets.  Phases: a ceiling drawn uniformly from 2 to
+# 30, then the number uniformly up to it (the deal comes on top: 3 to 31 phases, the smaller
+# more often).  Branch conditions: each phase that can skip ahead gets one with probability
+# 0.52, and a second with the same probability, at least 1 and at most 12 in a game, each
+# skipping to one of the next 10 phases or the showdown.  Decks of 3 to 5 ranks in 1 or 2
+# suits (more when a repair adds suits), hands of 1 to 3 cards, stacks of 6 to 20 chips,
+# antes up to a third of the stack; the last phase is a betting round, every position has a
+# role, and inert phases are rejected.  Over seeds 0..12,350 the paper's five criteria accept
+# 17.3% (the paper: 2,000 of 12,351, 16.2%), 16.9% with inert phases rejected too; games
+# shaped like the paper's seed 4643 occur, and the paper profile's benchmark puts our
+# example4643 at its 74th percentile on state space and 86th on temporal contingency (the
+# paper: 82nd and 88th): benchmarks/generator_distribution.py and
+# benchmarks/example4643_percentiles.py, docs/NOTES.md.  Revision 1 (issue 17) drew 10 to 13
+# phases and exactly 8 branch conditions.  A change of any number here is a new revision,
+# and the hash tells every revision apart.
 PAPER_CONFIG = GenerationConfig(
     label="paper",
-    revision=1,
+    revision=2,
     min_ranks=3,
-    max_ranks=10,
-    max_suits=4,
-    max_hand=4,
-    min_phases=9,
-    max_phases=12,
-    max_betting_rounds=4,
-    max_raise_cap=4,
-    max_stack=28,
+    max_ranks=5,
+    max_suits=2,
+    max_hand=3,
+    min_phases=2,
+    max_phases=30,
+    phase_ceilings=1,
+    max_per_kind=5,
+    kind_attempts=150,
+    max_betting_rounds=6,
+    max_raise_cap=6,
+    min_stack=6,
+    max_stack=20,
+    ante_divisor=3,
     max_auctions=1,
     max_simultaneous=1,
-    max_branches=8,
+    max_branches=12,
+    min_branches=1,
+    max_conditions_per_phase=2,
+    branch_count="per_phase",
     max_side_bets=1,
     feature_rates={
         "auction": 0.5,
@@ -200,7 +259,9 @@ PAPER_CONFIG = GenerationConfig(
         "side_bet": 0.4,
         "reveal": 0.5,
     },
-    branch_rate=1.0,
+    branch_rate=0.52,
+    max_skip=10,
+    end_with_betting=True,
     position_roles=True,
     reject_inert=True,
 )
@@ -239,7 +300,10 @@ class _Draw:
 def _phase_kinds(d: _Draw) -> list[str]:
     """Step 1: the phase graph's kinds, in order (the deal comes first, always)."""
     c = d.config
-    total = d.between(c.min_phases, c.cap("max_phases"))
+    ceiling = c.cap("max_phases")
+    for _ in range(c.phase_ceilings):
+        ceiling = d.between(c.min_phases, ceiling)
+    total = d.between(c.min_phases, ceiling)
     bets = d.between(1, min(c.cap("max_betting_rounds"), total))
     limits = {
         "auction": c.cap("max_auctions") if c.max_auctions else 0,
@@ -249,15 +313,18 @@ def _phase_kinds(d: _Draw) -> list[str]:
     kinds = ["betting"] * bets
     counts: dict[str, int] = {}
     attempts = 0
-    while len(kinds) < total and attempts < 50:
+    while len(kinds) < total and attempts < c.kind_attempts:
         attempts += 1
         kind = d.pick(OPTIONAL_KINDS)
         if not d.chance(c.feature_rates.get(kind, 0.0)):
             continue
-        if counts.get(kind, 0) >= limits.get(kind, 2):
+        if counts.get(kind, 0) >= limits.get(kind, c.max_per_kind):
             continue
         counts[kind] = counts.get(kind, 0) + 1
         kinds.insert(d.rng.randrange(len(kinds) + 1), kind)
+    if c.end_with_betting:
+        last = len(kinds) - 1 - kinds[::-1].index("betting")
+        kinds.append(kinds.pop(last))
     return kinds
 
 
@@ -483,8 +550,8 @@ def generate(seed: int, config: GenerationConfig | None = None) -> GameSpec:
     kinds = _phase_kinds(d)
     deck = _deck(d)
     ranks = [r.label for r in deck.ranks]
-    stack = d.between(6, config.cap("max_stack"))
-    ante = d.between(1, max(1, stack // 5))
+    stack = d.between(config.min_stack, config.cap("max_stack"))
+    ante = d.between(1, max(1, stack // config.ante_divisor))
     hand = d.between(1, config.cap("max_hand"))
     ctx: dict[str, Any] = {
         "stack": stack,
@@ -501,7 +568,10 @@ def generate(seed: int, config: GenerationConfig | None = None) -> GameSpec:
         phases = _give_auctions_roles(d, phases)
     board = sum(p.count for p in phases if p.kind == "reveal")
     metric = _metric(d, ranks, hand, board)
-    phases = _branches(d, phases, ranks, ctx)
+    if config.branch_count == "per_phase":
+        phases = _branches_per_phase(d, phases, ranks, ctx)
+    else:
+        phases = _branches(d, phases, ranks, ctx)
     draft: dict[str, Any] = {
         "name": f"gbg-{seed}",
         "deck": deck,
@@ -538,6 +608,52 @@ def _branches(d: _Draw, phases: list[Any], ranks: list[str], ctx: dict[str, Any]
             update={"next": (Edge(to=target, when=pred), Edge(to=following))}
         )
         budget -= 1
+    return out
+
+
+def _branches_per_phase(
+    d: _Draw, phases: list[Any], ranks: list[str], ctx: dict[str, Any]
+) -> list[Any]:
+    """Step 5 with ``branch_count="per_phase"``.  Each phase that can skip ahead (after the
+    deal, and not the last one) gets a condition with probability ``branch_rate``, and
+    another with the same probability while it holds fewer than ``max_conditions_per_phase``,
+    until ``max_branches`` are placed (so a longer game has more conditions, as in the
+    paper's example, which has three in nine phases).  A game left with fewer than
+    ``min_branches`` gets the rest on phases drawn uniformly among those with room.  Each
+    condition skips to a phase drawn uniformly from the one after the next to ``max_skip``
+    phases ahead (the showdown when it is that near); a phase's conditions are tried in the
+    order they were drawn, then its plain edge to the next phase."""
+    c = d.config
+    out = list(phases)
+    sites = list(range(1, len(out) - 1))
+    top = min(len(sites) * c.max_conditions_per_phase, c.cap("max_branches"))
+    if not c.max_branches:
+        top = 0
+    conditions: dict[int, list[Edge]] = {}
+
+    def add(i: int) -> None:
+        chosen = [(p, o) for p, o in ctx["chosen"] if _index(out, p) < i + 1]
+        positions = [p for p in ctx["positions"] if _defined_before(out, p, i + 1)]
+        pred = _predicate(d, ranks, chosen, positions)
+        last = len(out) if not c.max_skip else min(len(out), i + 1 + c.max_skip)
+        skip_to = d.between(i + 2, last)
+        target = out[skip_to].id if skip_to < len(out) else "showdown"
+        conditions.setdefault(i, []).append(Edge(to=target, when=pred))
+
+    placed = 0
+    for i in sites:
+        while (
+            placed < top
+            and len(conditions.get(i, [])) < c.max_conditions_per_phase
+            and d.chance(c.branch_rate)
+        ):
+            add(i)
+            placed += 1
+    for _ in range(min(c.min_branches, top) - placed):
+        free = [i for i in sites if len(conditions.get(i, [])) < c.max_conditions_per_phase]
+        add(d.pick(free))
+    for i, edges in sorted(conditions.items()):
+        out[i] = out[i].model_copy(update={"next": (*edges, Edge(to=out[i + 1].id))})
     return out
 
 
