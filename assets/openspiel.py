@@ -79,7 +79,7 @@ from engines.stats.families import GameUnit, family_ratings, family_summary, uni
 from engines.tournament import corpus_checks
 from engines.tournament.pairs import complete_pairs
 from engines.tournament.records import MATCH_SCHEMA, MOVE_SCHEMA
-from quality.schema import declared
+from quality.schema import TABLES, declared
 from releases.analysis import AnalysisSettings
 from releases.contents import publish_release, published_row
 
@@ -141,19 +141,22 @@ def openspiel_games(
     context: dg.AssetExecutionContext, config: OpenSpielGamesConfig, profile: RunProfile
 ) -> dg.Output[pd.DataFrame]:
     tokens = list(config.games) if config.games is not None else list(profile.get().openspiel_games)
-    if not tokens:
-        raise ValueError(
-            f"profile {profile.get().name!r} names no OpenSpiel games (openspiel_games); "
-            "choose the paper profile or set this asset's config games"
+    if tokens:
+        frame = openspiel_table(tokens)
+    else:  # nothing to do under this profile: an empty table, and no partitions to play
+        frame = pd.DataFrame(columns=[c.name for c in TABLES["openspiel_games"].columns])
+        context.log.info(
+            f"profile {profile.get().name!r} names no OpenSpiel games (openspiel_games): "
+            "nothing to play; choose the paper profile or set this asset's config games"
         )
-    frame = openspiel_table(tokens)
     keys = list(frame["game"])
     instance = context.instance
     stale = set(instance.get_dynamic_partitions(OPENSPIEL_GAMES.name or "")) - set(keys)
     for key in sorted(stale):
         instance.delete_dynamic_partition(OPENSPIEL_GAMES.name or "", key)
     instance.add_dynamic_partitions(OPENSPIEL_GAMES.name or "", keys)
-    return dg.Output(frame, metadata={"dagster/row_count": len(frame), "games": ", ".join(keys)})
+    games = ", ".join(keys) or f"none: profile {profile.get().name!r} names no OpenSpiel games"
+    return dg.Output(frame, metadata={"dagster/row_count": len(frame), "games": games})
 
 
 @dg.asset(

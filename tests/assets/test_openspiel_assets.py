@@ -61,18 +61,22 @@ def test_a_bad_game_list_is_one_line(tokens: list[str], message: str) -> None:
     assert "\n" not in str(info.value)
 
 
-def test_a_profile_without_openspiel_games_is_refused_in_one_line(
+def test_a_profile_without_openspiel_games_materializes_an_empty_table_and_no_partitions(
     project_env: ProjectEnv,
 ) -> None:
+    """Under the demo profile the root ``openspiel_games`` has nothing to do: the UI's
+    ``roots(*)`` selects it beside the graph's roots, and it must succeed, empty."""
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(OPENSPIEL_GAMES.name or "", ["openspiel:chess"])
     result = dg.materialize(
-        [openspiel.openspiel_games],
-        resources=resources(project_env),
-        instance=dg.DagsterInstance.ephemeral(),
-        raise_on_error=False,
+        [openspiel.openspiel_games], resources=resources(project_env), instance=instance
     )
-    assert not result.success
-    (failure,) = result.get_step_failure_events()
-    assert "names no OpenSpiel games" in str(failure.step_failure_data.error)
+    assert result.success
+    frame = result.output_for_node("openspiel_games")
+    assert frame.empty and "game" in frame.columns
+    assert instance.get_dynamic_partitions(OPENSPIEL_GAMES.name or "") == []
+    (event,) = result.get_asset_materialization_events()
+    assert "names no OpenSpiel games" in str(event.materialization.metadata["games"].value)
 
 
 @dataclass(frozen=True)
