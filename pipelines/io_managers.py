@@ -1,15 +1,19 @@
 """The Parquet IO manager: every asset is a pandas DataFrame in one Parquet file per partition.
 
-Layout, under the project's data folder (``$GENSTRAT_DATA``, else ``./data``), in the folder of
-the run's profile and edition (``<data>/<profile>/edition-<n>``, ``ProjectPaths.data_path``)::
+Layout, under the project's storage (``$GENSTRAT_DATA``: a folder or an fsspec URL, else
+``./data``; ``assets.resources.ProjectPaths``), in the folder of the run's profile and edition
+(``<storage>/<profile>/edition-<n>``, ``ProjectPaths.storage_path``)::
 
     <profile data>/<asset key path>.parquet                    an unpartitioned asset
     <profile data>/<asset key path>/<partition key>.parquet    one partition of a partitioned asset
 
-Writes are atomic (``arena.files.atomic_write``): the table goes to a temporary file in the
-destination folder, is flushed to disk, made readable by others (0644), and replaces the old
-file with ``os.replace``; a reader never sees half a file and a crashed write leaves the
-previous version in place.
+Every read and write goes through ``upath.UPath``, so the same code serves a local folder, a
+shared volume and an object store.  Writes are atomic: on a local file system
+(``arena.files.atomic_write``) the table goes to a temporary file in the destination folder, is
+flushed to disk, made readable by others (0644), and replaces the old file with
+``os.replace``; elsewhere it is one ``put`` of the whole file, which object stores make
+visible whole.  A reader never sees half a file, and a crashed write leaves the previous
+version in place.
 
 Every stored table's metadata carries its columns (``stored_columns`` and
 ``dagster/column_schema``): the declared type, unit and description of every column that the
@@ -22,17 +26,21 @@ or a mapping to several partitions) it returns ``dict[partition key, DataFrame]`
 
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import IO
 from urllib.parse import quote
 
 import dagster as dg
 import numpy as np
 import pandas as pd
+from upath import UPath
 
 from arena.files import atomic_write
 from assets.metadata import table_column
-from assets.resources import ProjectPaths
+from assets.resources import ProjectPaths, local_path
 from quality.schema import TABLES
 
 # Characters kept as they are in a partition key's file name; anything else is %-escaped so that
@@ -48,9 +56,22 @@ def partition_file_stem(partition_key: str) -> str:
     return stem
 
 
-def write_parquet_atomically(frame: pd.DataFrame, path: Path) -> int:
-    """Write ``frame`` to ``path`` atomically, mode 0644 (``arena.files``); return its size."""
-    return atomic_write(path, frame.to_parquet)
+def write_atomically(path: UPath | Path, write: Callable[[IO[bytes]], object]) -> int:
+    """Write ``path`` through ``write(handle)`` so that readers see the old file or the new one
+    (module docstring); return its size."""
+    local = path if isinstance(path, Path) else local_path(path)
+    if local is not None:
+        return atomic_write(local, write)
+    buffer = io.BytesIO()
+    write(buffer)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(buffer.getvalue())
+    return len(buffer.getvalue())
+
+
+def write_parquet_atomically(frame: pd.DataFrame, path: UPath | Path) -> int:
+    """Write ``frame`` to ``path`` atomically (local files mode 0644); return its size."""
+    return write_atomically(path, frame.to_parquet)
 
 
 PREVIEW_ROWS = 8
@@ -103,9 +124,9 @@ class ParquetIOManager(dg.ConfigurableIOManager):
 
     paths: ProjectPaths
 
-    def asset_path(self, asset_key: dg.AssetKey, partition_key: str | None = None) -> Path:
-        """Where an asset (or one of its partitions) lives on disk."""
-        base = self.paths.data_path().joinpath(*asset_key.path)
+    def asset_path(self, asset_key: dg.AssetKey, partition_key: str | None = None) -> UPath:
+        """Where an asset (or one of its partitions) is stored."""
+        base = self.paths.storage_path().joinpath(*asset_key.path)
         if partition_key is None:
             return base.with_name(base.name + ".parquet")
         return base / f"{partition_file_stem(partition_key)}.parquet"
@@ -126,6 +147,7 @@ class ParquetIOManager(dg.ConfigurableIOManager):
         context.add_output_metadata(
             {
                 "path": dg.MetadataValue.path(str(path)),
+                "dagster/uri": path.as_uri(),
                 "parquet_bytes": size,
                 "preview": table_preview(obj),
                 "stored_columns": dg.MetadataValue.table_schema(schema),
@@ -149,31 +171,35 @@ class ParquetIOManager(dg.ConfigurableIOManager):
         return context.asset_key
 
     @staticmethod
-    def _read(asset_key: dg.AssetKey, path: Path) -> pd.DataFrame:
+    def _read(asset_key: dg.AssetKey, path: UPath) -> pd.DataFrame:
         if not path.exists():
             raise FileNotFoundError(
                 f"no stored value for asset {asset_key.to_user_string()} at {path}; "
                 "materialize it first"
             )
-        return pd.read_parquet(path)
+        local = local_path(path)
+        if local is not None:
+            return pd.read_parquet(local)
+        with path.open("rb") as handle:
+            return pd.read_parquet(handle)
 
 
 class StepValueIOManager(dg.ConfigurableIOManager):
     """Stores the values steps hand each other inside a graph-backed asset (not assets: a
-    share of a game's matches, what a play step played) as JSON files under the data folder,
-    ``<data>/.steps/<run id>/<step key>/<output>[.<mapping key>].json``, where a step of the same
-    run on another process or machine (a Dask worker sharing the folder) reads them."""
+    share of a game's matches, what a play step played) as JSON files in the project's storage,
+    ``<storage>/<profile>/edition-<n>/.steps/<run id>/<step key>/<output>[.<mapping key>].json``,
+    where a step of the same run on another process or machine (a Dask worker) reads them."""
 
     paths: ProjectPaths
 
-    def value_path(self, identifier: list[str]) -> Path:
+    def value_path(self, identifier: Sequence[str]) -> UPath:
         parts = [quote(part, safe="-_.[]") for part in identifier]
-        return self.paths.data_path().joinpath(".steps", *parts[:-1], parts[-1] + ".json")
+        return self.paths.storage_path().joinpath(".steps", *parts[:-1], parts[-1] + ".json")
 
     def handle_output(self, context: dg.OutputContext, obj: object) -> None:
         path = self.value_path(context.get_identifier())
         text = json.dumps(obj, sort_keys=True)
-        atomic_write(path, lambda handle: handle.write(text.encode("utf-8")))
+        write_atomically(path, lambda handle: handle.write(text.encode("utf-8")))
 
     def load_input(self, context: dg.InputContext) -> object:
         upstream = context.upstream_output
@@ -182,4 +208,4 @@ class StepValueIOManager(dg.ConfigurableIOManager):
         path = self.value_path(upstream.get_identifier())
         if not path.exists():
             raise FileNotFoundError(f"no value of step {upstream.step_key} at {path}")
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_bytes().decode("utf-8"))

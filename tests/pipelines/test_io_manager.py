@@ -1,5 +1,6 @@
 """The Parquet IO manager: file layout, round trips, partitions, atomic writes, clear errors."""
 
+import json
 from pathlib import Path
 
 import dagster as dg
@@ -185,3 +186,111 @@ def test_stored_tables_carry_their_declared_columns(tmp_path: Path) -> None:
 @dg.asset
 def table_of_scores() -> pd.DataFrame:
     return FRAME
+
+
+# The storage layer (assets.resources.ProjectPaths): one setting, a folder or a URL.
+
+
+def memory_root(tmp_path: Path) -> str:
+    """A ``memory://`` root of this test's own (fsspec's memory file system is per process)."""
+    return f"memory://{tmp_path.name}"
+
+
+@dg.op(out=dg.Out(io_manager_key="step_io_manager"))
+def deal() -> dict[str, list[int]]:
+    return {"seeds": [3, 1, 2]}
+
+
+@dg.op
+def tabulate(share: dict[str, list[int]]) -> pd.DataFrame:
+    return pd.DataFrame({"seed": sorted(share["seeds"])})
+
+
+@dg.graph_asset(key_prefix=["pool"])
+def dealt() -> pd.DataFrame:
+    return tabulate(deal())
+
+
+def test_tables_and_step_values_live_at_a_storage_url_and_nowhere_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from upath import UPath
+
+    from pipelines.io_managers import StepValueIOManager
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("GENSTRAT_DATA", "GENSTRAT_WORK"):
+        monkeypatch.delenv(name, raising=False)
+    paths = ProjectPaths(data_dir=memory_root(tmp_path), profile="demo", edition=1)
+    resources = {
+        "io_manager": ParquetIOManager(paths=paths),
+        "step_io_manager": StepValueIOManager(paths=paths),
+    }
+    for key in PARTS.get_partition_keys():
+        assert dg.materialize([per_game], partition_key=key, resources=resources).success
+    result = dg.materialize(
+        [per_game, all_games, dealt], selection=[all_games, dealt], resources=resources
+    )
+    assert result.success
+
+    edition = UPath(memory_root(tmp_path)) / "demo" / "edition-1"
+    assert sorted(p.name for p in (edition / "per_game").iterdir()) == [
+        "kuhn.parquet",
+        "seed%2F7.parquet",
+    ]
+    with (edition / "all_games.parquet").open("rb") as handle:
+        assert pd.read_parquet(handle)["game"].tolist() == ["kuhn", "seed/7"]
+    with (edition / "pool" / "dealt.parquet").open("rb") as handle:
+        assert pd.read_parquet(handle)["seed"].tolist() == [1, 2, 3]
+    [value] = list((edition / ".steps").rglob("*.json"))
+    assert json.loads(value.read_bytes()) == {"seeds": [3, 1, 2]}
+    metadata = result.asset_materializations_for_node("all_games")[0].metadata
+    assert (
+        metadata["dagster/uri"].value == f"{memory_root(tmp_path)}/demo/edition-1/all_games.parquet"
+    )
+    assert list(tmp_path.iterdir()) == []  # nothing fell back to a local default
+
+
+def test_a_file_url_and_its_folder_are_the_same_storage(tmp_path: Path) -> None:
+    @dg.asset
+    def table() -> pd.DataFrame:
+        return FRAME
+
+    url = ParquetIOManager(
+        paths=ProjectPaths(data_dir=tmp_path.as_uri(), profile="demo", edition=1)
+    )
+    result = dg.materialize([table], resources={"io_manager": url})
+    assert result.success
+    stored = tables(tmp_path) / "table.parquet"
+    pd.testing.assert_frame_equal(pd.read_parquet(stored), FRAME)
+    assert stored.stat().st_mode & 0o777 == 0o644  # the local atomic write, as for a folder
+    folder = manager_in(tmp_path)
+    loaded = folder.load_input(dg.build_input_context(asset_key=table.key))
+    pd.testing.assert_frame_equal(loaded, FRAME)
+    metadata = result.asset_materializations_for_node("table")[0].metadata
+    assert metadata["dagster/uri"].value == stored.as_uri()
+
+
+def test_the_working_folder_is_the_local_storage_or_must_be_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("GENSTRAT_DATA", "GENSTRAT_WORK"):
+        monkeypatch.delenv(name, raising=False)
+    demo = {"profile": "demo", "edition": 1}
+    assert ProjectPaths(data_dir=str(tmp_path), **demo).data_path() == tables(tmp_path)
+    assert ProjectPaths(data_dir=tmp_path.as_uri(), **demo).data_path() == tables(tmp_path)
+    remote = ProjectPaths(data_dir=memory_root(tmp_path), **demo)
+    with pytest.raises(ValueError, match=r"set GENSTRAT_WORK") as raised:
+        remote.data_path()
+    assert "\n" not in str(raised.value)
+    monkeypatch.setenv("GENSTRAT_WORK", str(tmp_path / "work"))
+    assert remote.data_path() == tables(tmp_path / "work")
+    assert str(remote.storage_path()) == f"{memory_root(tmp_path)}/demo/edition-1"
+    named = ProjectPaths(data_dir=memory_root(tmp_path), work_dir=str(tmp_path / "w"), **demo)
+    assert named.root_path() == tmp_path / "w"  # the setting wins over the environment
+
+
+def test_a_url_no_file_system_reads_is_refused_in_one_line() -> None:
+    with pytest.raises(ValueError, match=r"GENSTRAT_DATA=nosuch://x cannot be used") as raised:
+        ProjectPaths(data_dir="nosuch://x").storage_root()
+    assert "\n" not in str(raised.value)
