@@ -18,10 +18,10 @@ What it does, in a scratch folder (``--out``, else a temporary one, removed unle
    tokens), served by the planted server in a process of its own, which knows the games; the
    roster gives each model a provider group of its own with ``--concurrency`` requests in flight
    and the same rate limit.
-3. **Plan**: ``tournament plan`` of the run (``arena.llm.plan``) before anything is played, then
-   calibrated on a calibration run (the harness alone, ``run_tournament`` outside Dagster: the
-   first run of every matchup, in a scratch folder), whose wall time against its provider-bound
-   ideal is the harness's own overhead.
+3. **Plan**: ``tournament plan`` of the run (``arena.tournament.plan``) before anything is
+   played, then calibrated on a calibration run (the harness alone, ``run_tournament`` outside
+   Dagster: the first run of every matchup, in a scratch folder), whose wall time against its
+   provider-bound ideal is the harness's own overhead.
 4. **Leg A, uninterrupted**: in a child process, the graph's own assets of the ``paper`` profile
    (runs overridden by ``--runs``): ``roster`` (from ``$GENSTRAT_ROSTER``), one run per game of
    ``match_corpus``/``match_moves`` (``--parallel`` matches in flight; on ``--executor dask``,
@@ -527,8 +527,8 @@ def rehearse(
     import yaml
     from scipy.stats import spearmanr
 
-    from arena.llm.plan import plan_tournament
     from arena.roster import load_roster, with_protocol, with_rulebook_style
+    from arena.tournament.plan import plan_tournament
     from arena.tournament.runner import run_tournament
     from assets.partitions import BENCHMARK_GAMES_NAME
     from assets.run_profiles import get_profile

@@ -18,8 +18,8 @@
 - ``tournament plan --roster FILE --profile P [--games SEEDS] [--runs N] [--out DIR]
   [--calibration DIR ...] [--json]``: before spending, the matches, calls, input/output/cached
   tokens, cost per model and in total and the hours at the roster's rate limits
-  (``arena.llm.plan``), under the profile's protocol and runs per matchup.  Games default to the
-  demo benchmark (Kuhn, Leduc and three generated games); the totals are also given
+  (``arena.tournament.plan``), under the profile's protocol and runs per matchup.  Games default
+  to the demo benchmark (Kuhn, Leduc and three generated games); the totals are also given
   extrapolated to the profile's number of benchmark games.  With ``--out``, the matches already
   in that folder are left out, and they calibrate the plan: each model's failed-answer and
   retry rates, tokens per character and reply length, and, on a game with enough of its
@@ -216,8 +216,8 @@ def register(subparsers: Any) -> None:
 
 
 def plan_command(args: argparse.Namespace) -> int:
-    from arena.llm.plan import plan_tournament
     from arena.roster import load_roster, with_protocol, with_rulebook_style
+    from arena.tournament.plan import plan_tournament
     from assets.partitions import DEMO_BENCHMARK_GAMES
     from assets.run_profiles import get_profile
     from engines.tournament.schedule import parse_game_list

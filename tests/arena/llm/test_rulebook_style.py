@@ -74,7 +74,7 @@ def test_the_llm_players_system_prompt_is_the_rulebook_in_the_style(
 
 
 def test_the_plan_prices_the_rulebook_in_the_rosters_style() -> None:
-    from arena.llm.plan import plan_tournament
+    from arena.tournament.plan import plan_tournament
 
     games = resolve_games(["leduc"])
     compact = plan_tournament(roster(URL), games, 1).as_dict()

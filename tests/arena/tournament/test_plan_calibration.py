@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from arena.games import resolve_games
-from arena.llm.plan import TournamentPlan, plan_tournament
 from arena.roster import Roster, parse_roster
 from arena.tournament.journal import MOVES
+from arena.tournament.plan import TournamentPlan, plan_tournament
 from arena.tournament.runner import run_tournament
 from engines.tournament.schedule import Game
 from tests.doubles.planted_server import PlantedModel, PlantedServer, roster_players

@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 from arena.games import resolve_games
-from arena.llm.plan import plan_tournament
 from arena.roster import Roster, parse_roster
 from arena.tournament.journal import MATCHES, MOVES
+from arena.tournament.plan import plan_tournament
 from arena.tournament.runner import run_tournament
 from engines.tournament.records import WALL_CLOCK_COLUMNS
 from tests.doubles.scripted_server import Answer, Request, ScriptedServer, completion, legal_menu

@@ -69,6 +69,8 @@ from typing import Any
 from arena.llm.player import Price
 from arena.reference_engines import make_builtin
 from arena.roster import ApiEntry, BuiltinEntry, Roster
+from arena.tournament.journal import Corpus
+from arena.tournament.runner import tournament_schedule
 from engines.agents.builtin import RandomAgent
 from engines.agents.parser import FEEDBACK
 from engines.gbg import GameSpec, rulebook
@@ -338,8 +340,6 @@ class Calibration:
 
 
 def _journal_records(folder: Path) -> dict[str, tuple[Record, list[Record]]]:
-    from arena.tournament.journal import Corpus
-
     corpus = Corpus(folder)
     corpus.reload()
     return corpus.records
@@ -526,8 +526,6 @@ def plan_tournament(
 ) -> TournamentPlan:
     """The estimate of the module docstring (``folder``: a corpus whose matches are done, and
     a calibration; ``calibration``: more folders of the same players' matches)."""
-    from arena.tournament.runner import tournament_schedule
-
     schedule = tournament_schedule(roster, games, runs)
     done: set[str] = set()
     if folder is not None and (folder / "journal.jsonl").exists():
