@@ -12,9 +12,10 @@ Thin: each asset calls one function.
   play multi-hand episodes against the fixed exploitable ``overfolder``
   (``arena.tournament.runner.run_episode_tournament``), and so do the roster's LLM players that
   the config names (``llm_players``, default all; ``llm_episodes`` episode pairs each, default
-  1, since every hand is paid for), with every request kept (``arena.llm.episodes``: their
-  moves in ``<data>/episodes/llm/episode_moves.parquet``, their calls, tokens and cost in the
-  metadata); the value is the adaptation table (``engines.stats.adaptation.adaptation_table``),
+  1, since every hand is paid for), with every request kept
+  (``arena.tournament.recorded_episodes``: their moves in
+  ``<data>/episodes/llm/episode_moves.parquet``, their calls, tokens and cost in the metadata);
+  the value is the adaptation table (``engines.stats.adaptation.adaptation_table``),
   per-episode and per-hand figures are metadata.
 - ``program_track``: the handwritten programs of ``arena/ablations/programs`` and the roster's
   program entries take the admission test and play the field
@@ -31,8 +32,8 @@ import pandas as pd
 from pydantic import Field
 
 from arena.games import resolve_games
-from arena.llm.episodes import EPISODE_MOVES, run_recorded_episodes
 from arena.roster import ApiEntry, BuiltinEntry, ProgramEntry, Roster
+from arena.tournament.recorded_episodes import EPISODE_MOVES, run_recorded_episodes
 from arena.tournament.reference_play import (
     ADAPTIVE,
     EXPLOITABLE,

@@ -34,11 +34,11 @@
   episodes instead of single deals (``engines.tournament.episodes``: H hands in a row, the
   earlier hands in every prompt, each episode mirrored), N episode pairs of every pair of the
   roster's players on every generated game (with ``--against``, of every player against NAME),
-  LLM players included with every request kept (``arena.llm.episodes``): ``DIR/hands.parquet``
-  (one row per hand) and ``DIR/episode_moves.parquet`` (one row per LLM move, with its calls,
-  tokens and cost); the summary gives each player's usage.  Played again, the folder's response
-  cache answers what was asked before.  Exit status 0, 75 when a player stopped (the same
-  command plays its episodes once the cause is fixed), 2 for bad input.
+  LLM players included with every request kept (``arena.tournament.recorded_episodes``):
+  ``DIR/hands.parquet`` (one row per hand) and ``DIR/episode_moves.parquet`` (one row per LLM
+  move, with its calls, tokens and cost); the summary gives each player's usage.  Played again,
+  the folder's response cache answers what was asked before.  Exit status 0, 75 when a player
+  stopped (the same command plays its episodes once the cause is fixed), 2 for bad input.
 
 Strategy programs in the roster (``kind: program``) take the admission test on each game first;
 a program refused on a game does not play there, and the summary names program, game and
@@ -414,7 +414,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def episodes_command(args: argparse.Namespace, roster: Roster, games: list[Game]) -> int:
     """``tournament run --episodes N`` (see the module docstring)."""
-    from arena.llm.episodes import run_recorded_episodes
+    from arena.tournament.recorded_episodes import run_recorded_episodes
     from engines.gbg import GameSpec
     from engines.tournament.episodes import EpisodeConfig
 

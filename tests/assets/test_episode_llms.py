@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from arena.games import resolve_games
-from arena.llm.episodes import EPISODE_MOVES
 from arena.roster import parse_roster
+from arena.tournament.recorded_episodes import EPISODE_MOVES
 from assets.anchored_scales import EpisodeAssetConfig, build_episode_adaptation, episode_llms
 from assets.roster import roster_table
 from tests.doubles.planted_server import PlantedServer, planted_field, roster_players

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from arena.games import resolve_games
-from arena.llm.episodes import run_recorded_episodes
 from arena.roster import parse_roster
+from arena.tournament.recorded_episodes import run_recorded_episodes
 from arena.tournament.runner import run_episode_tournament
 from engines.tournament.episodes import HAND_COLUMNS, EpisodeConfig
 from engines.tournament.records import MOVE_SCHEMA
