@@ -544,6 +544,148 @@ FAMILY_SUMMARY = Table(
     ),
 )
 
+# issue 47: the werewolf group's tournament, ratings and release (assets/werewolf.py,
+# releases/werewolf.py).
+_WW = "a Werewolf game"
+WEREWOLF_TABLES: tuple[Table, ...] = (
+    Table(
+        "werewolf_games",
+        "one row per Werewolf game of the werewolf group's tournament: deal, players, outcome, "
+        "rules and moves (which replay the game and every seat's view)",
+        "asset werewolf_games (arena.werewolf.tables)",
+        (
+            col("game_id", "string", "game id in the schedule: b<block>g<game>"),
+            col("block", "int64", "schedule block (eight games, every seat every role once)"),
+            col("play_seed", "uint64", "seed of the seats' generators"),
+            col("players", "list<string>", "the player at each seat, P1 to P8"),
+            col("roles", "list<string>", "the role dealt to each seat, P1 to P8"),
+            col("winner", "string", "werewolves | village"),
+            col("end_reason", "string", "werewolves_dead | parity | day_limit"),
+            col("days", "int64", "days the game lasted", "days"),
+            col("decisions", "int64", "decisions taken", "decisions"),
+            col("forfeits", "int64", "turns forfeited by the harness", "decisions"),
+            col("rules", "string", "the rules (discussion rounds, days, statement cap), JSON"),
+            col("moves", "string", "every move (ply, seat, kind, day, action), JSON"),
+            col("engine_version", "string", "Werewolf engine version the game was played under"),
+        ),
+    ),
+    Table(
+        "werewolf_seats",
+        "one row per seat of " + _WW + ": who held it in which role, whether its team won",
+        "asset werewolf_games (arena.werewolf.tables)",
+        (
+            col("game_id", "string", "game id"),
+            col("seat", "int64", "seat index (0 = P1)"),
+            col("player", "string", "player (roster model or built-in bot name)"),
+            col("role", "string", "werewolf | seer | doctor | villager"),
+            col("team", "string", "werewolves | village"),
+            col("won", "bool", "whether the seat's team won"),
+            col("end_reason", "string", "why the game ended"),
+            col("days", "int64", "days the game lasted", "days"),
+            col("forfeits", "int64", "the seat's forfeited turns", "decisions"),
+        ),
+    ),
+    Table(
+        "werewolf_decisions",
+        "one row per decision of " + _WW + ": request, options, action, the statement as said "
+        "and as heard, replies, retries, forfeit and usage",
+        "asset werewolf_games (arena.werewolf.games.decision_row)",
+        (
+            col("game_id", "string", "game id"),
+            col("ply", "int64", "decision number in the game (0 = first)"),
+            col("day", "int64", "day (or night) of the decision"),
+            col("seat", "string", "seat name, P1 to P8"),
+            col("player", "string", "player"),
+            col("role", "string", "the seat's role"),
+            col("kind", "string", "nominate | protect | inspect | speak | vote"),
+            col("options", "list<string>", "legal actions (empty for a statement)"),
+            col("action", "string", "the action played (a statement as given)"),
+            col("said", "string", "the statement as the player gave it (empty: not a statement)"),
+            col("heard", "string", "the statement after the moderator's filter"),
+            col("raw_response", "string", "the model's last reply (empty for bots)"),
+            col("earlier_responses", "list<string>", "replies that earned a retry, in order"),
+            col("verdict", "string", "the parser's verdict on the first reply"),
+            col("rethinks", "int64", "retries after an unreadable or illegal reply", "retries"),
+            col("forfeit", "string", "why the turn was forfeited (empty: it was not)"),
+            col("prompt_sha256", "string", "SHA-256 of the prompt", SHA256),
+            col("prompt_chars", "int64", "characters of the user message", "characters"),
+            col("omitted_lines", "int64", "log lines truncation left out", "lines"),
+            col("calls", "int64", "provider requests made", "requests"),
+            col("cached", "bool", "whether the reply came from the response cache"),
+            col("input_tokens", "int64", "input tokens billed", "tokens"),
+            col("output_tokens", "int64", "output tokens billed", "tokens"),
+            col("reasoning_tokens", "int64", "reasoning tokens billed", "tokens"),
+            col("cost_usd", "float64", "cost of the requests", "USD"),
+            col("latency_s", "float64", "time of the requests (left out of releases)", "seconds"),
+            col("reasoning", "string", "the reasoning the provider returned"),
+        ),
+    ),
+    Table(
+        "werewolf_ratings",
+        "one row per (model, role): the model's skill in that role, its contribution to its "
+        "team's log-odds of winning (a team-outcome logistic model, docs/WEREWOLF.md)",
+        "asset werewolf_ratings (engines.stats.werewolf.role_ratings)",
+        (
+            col("model", "string", "player"),
+            col("role", "string", "werewolf | seer | doctor | villager"),
+            col("skill", "float64", "skill in the role (0 = the average model)", "logits"),
+            col("ci_low", "float64", "2.5% bootstrap percentile (games resampled)", "logits"),
+            col("ci_high", "float64", "97.5% bootstrap percentile (games resampled)", "logits"),
+            col("seats", "int64", "seats held in the role", "seats"),
+            col("win_rate", "float64", "plain win rate in the role", SHARE),
+        ),
+    ),
+    Table(
+        "werewolf_overall",
+        "one row per model: its role-weighted skill (the deck's proportions 2:1:1:4)",
+        "asset werewolf_ratings (engines.stats.werewolf.role_ratings)",
+        (
+            col("model", "string", "player"),
+            col("overall", "float64", "role-weighted skill", "logits"),
+            col("ci_low", "float64", "2.5% bootstrap percentile", "logits"),
+            col("ci_high", "float64", "97.5% bootstrap percentile", "logits"),
+            col("seats", "int64", "seats held", "seats"),
+            col("win_rate", "float64", "plain win rate", SHARE),
+            col("rank", "int64", "rank by overall skill", RANK),
+        ),
+    ),
+    Table(
+        "werewolf_win_rates",
+        "one row per (team, role) and per team (role all): the plain win rate over every seat",
+        "asset werewolf_ratings (engines.stats.werewolf.win_rates)",
+        (
+            col("team", "string", "werewolves | village"),
+            col("role", "string", "a role, or all"),
+            col("seats", "int64", "seats counted", "seats"),
+            col("win_rate", "float64", "share of those seats whose team won", SHARE),
+        ),
+    ),
+    Table(
+        "werewolf_fit",
+        "one row: the rating fit's intercept (the village's log-odds between average players), "
+        "games and bootstrap",
+        "asset werewolf_ratings (engines.stats.werewolf.role_ratings)",
+        (
+            col("games", "int64", "games fitted", "games"),
+            col("alpha", "float64", "intercept: the village's log-odds", "logits"),
+            col("alpha_ci_low", "float64", "2.5% bootstrap percentile", "logits"),
+            col("alpha_ci_high", "float64", "97.5% bootstrap percentile", "logits"),
+            col("n_boot", "int64", "bootstrap replicates", "replicates"),
+            col("seed", "int64", "seed of the bootstrap's generator"),
+        ),
+    ),
+    Table(
+        "werewolf_players",
+        "one row per player of the werewolf group's tournament: a roster model or a built-in bot",
+        "asset werewolf_games",
+        (
+            col("name", "string", "player name"),
+            col("kind", "string", "model | bot"),
+            col("spec", "string", "a bot's kind and habits, KIND[:HABIT=false,...]"),
+        ),
+    ),
+)
+
 _SEAT_DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "fallbacks": ("moves that fell back to a default action (unparsable reply)", "moves"),
     "rethinks": ("retries after an unparsable or illegal reply", "retries"),
@@ -1164,6 +1306,7 @@ TABLES: dict[str, Table] = {
         REVEALED_GAMES,
         EPISODE_ADAPTATION,
         PROGRAM_TRACK,
+        *WEREWOLF_TABLES,
         *ANALYSIS_TABLES,
     )
 }

@@ -62,6 +62,7 @@ from releases.identity import ID_PATTERN, PLACEHOLDER, bind_release_id
 from releases.identity import derive_release_id as derive_release_id
 from releases.readme import CITATION, render_citation, render_readme
 from releases.report import render_report
+from releases.werewolf_report import werewolf_pages
 
 FORMAT = "genstrat-release/2"
 RELEASE_ID_PATTERN = re.compile(rf"^{ID_PATTERN}$")
@@ -272,7 +273,9 @@ def build_bundle(
         manifest["files"] = entries
         (work / "README.md").write_text(render_readme(manifest, card, tables), encoding="utf-8")
         entries.append(_entry(work, "README.md", "readme"))
-        for name, content in render_report(tables, texts, images, manifest, integrity=card).items():
+        report = render_report(tables, texts, images, manifest, integrity=card)
+        report.update(werewolf_pages(tables, manifest, card))  # a Werewolf release's pages
+        for name, content in report.items():
             (work / "report" / name).parent.mkdir(parents=True, exist_ok=True)
             (work / "report" / name).write_bytes(content)
             entries.append(_entry(work, f"report/{name}", "report"))

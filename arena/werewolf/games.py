@@ -209,6 +209,31 @@ class BotEntry:
     params: Mapping[str, bool] = field(default_factory=dict)
 
 
+def bot_entry(text: str) -> tuple[str, BotEntry]:
+    """A bot named in a configuration: ``KIND`` (named after its kind) or
+    ``NAME=KIND[:HABIT=true|false,...]``; ``ValueError`` in one line for anything else."""
+    name, sep, rest = text.partition("=")
+    if not sep:
+        name, rest = text, text
+    kind, _, habits = rest.partition(":")
+    if not name.strip() or not kind.strip():
+        raise ValueError(f"bot {text!r}: expected KIND or NAME=KIND[:HABIT=false,...]")
+    params: dict[str, bool] = {}
+    for item in filter(None, habits.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or value.strip().lower() not in ("true", "false"):
+            raise ValueError(f"bot {text!r}: a habit is HABIT=true or HABIT=false, got {item!r}")
+        params[key.strip()] = value.strip().lower() == "true"
+    make_bot(kind.strip(), params, name=name.strip())  # refuses an unknown kind or habit
+    return name.strip(), BotEntry(kind.strip(), params)
+
+
+def bot_spec(entry: BotEntry) -> str:
+    """``KIND[:HABIT=false,...]`` of a bot, its habits in name order."""
+    habits = ",".join(f"{k}={str(v).lower()}" for k, v in sorted(entry.params.items()))
+    return f"{entry.kind}:{habits}" if habits else entry.kind
+
+
 def werewolf_seats(
     roster: Roster | None,
     bots: Mapping[str, BotEntry],

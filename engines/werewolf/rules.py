@@ -18,6 +18,10 @@ from dataclasses import dataclass
 
 from engines.werewolf.roles import SEATS
 
+ENGINE_VERSION = "werewolf-1"
+"""The version of the rules and the moderator: a release's games are attested to it (bump it
+with any change that can change a game's events for the same deal and moves)."""
+
 DISCUSSION_ROUNDS = (1, 5)
 MAX_DAYS = (1, 20)
 STATEMENT_CHARS = (40, 4000)
