@@ -25,6 +25,7 @@ COMMAND_GROUPS: tuple[str, ...] = (
     "release",
     "axes",
     "werewolf",
+    "deploy",
 )
 
 
