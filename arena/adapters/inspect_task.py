@@ -46,10 +46,15 @@ A deal whose model call fails raises Inspect's error for the sample (``inspect e
 plays it again); a deal that was not played to its end (a sample limit) is unscored, and its
 run does not count.  The task takes one epoch: more deals are more ``runs``.
 
-Offline: nothing here downloads anything.  Inspect's ``mockllm`` provider counts the tokens of
-an output given without usage with tiktoken's ``o200k_base`` encoding, which tiktoken fetches
-on first use; give ``mockllm`` outputs with their usage (as the tests and docs/ADAPTERS.md do).
-The OpenAI-compatible providers take usage from the server's reply.
+Offline: nothing here downloads anything.  Inspect's ``mockllm`` provider gives an output
+without usage (its default output, as ``inspect eval --model mockllm/model`` plays) the usage
+it counts with tiktoken's ``o200k_base`` encoding, and tiktoken fetches that encoding's file on
+first use unless the file is in its cache.  The task puts it there when it is made
+(:func:`seed_token_encoding`): the same file, carried by ``litellm``'s wheel (the ``inspect``
+extra), copied into tiktoken's cache folder (``TIKTOKEN_CACHE_DIR``, else the temporary
+folder's ``data-gym-cache``) under the name tiktoken looks for, after its SHA-256 is checked
+against tiktoken's (which checks it again when it reads it).  The OpenAI-compatible providers
+take usage from the server's reply.
 
 Bad input raises ``ValueError`` in one line when the task is made: an unknown game, field or
 protocol, an OpenSpiel game (the reference fields are defined for generated games), a member
@@ -62,8 +67,11 @@ that cannot play a game, a count below 1.
 import dataclasses
 import functools
 import hashlib
+import importlib.util
 import json
+import os
 import random
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -484,6 +492,58 @@ def anchored_scales(plan: str, bootstrap: int, seed: int, min_pairs: int) -> Met
     return compute
 
 
+O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+"""Where tiktoken fetches ``o200k_base`` from and the SHA-256 it requires of the file
+(``tiktoken_ext.openai_public.o200k_base``); tiktoken caches the file under the SHA-1 of that
+address."""
+
+
+def tiktoken_cache_folder() -> Path | None:
+    """The folder tiktoken reads its cached files from (``tiktoken.load.read_file_cached``):
+    ``TIKTOKEN_CACHE_DIR``, else ``DATA_GYM_CACHE_DIR``, else ``<tmp>/data-gym-cache``; None
+    when caching is switched off (the variable set to an empty string)."""
+    for name in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        if name in os.environ:
+            return Path(os.environ[name]) if os.environ[name] else None
+    return Path(tempfile.gettempdir()) / "data-gym-cache"
+
+
+def packaged_token_encoding() -> Path | None:
+    """``o200k_base``'s file as ``litellm``'s wheel carries it (its bundled tiktoken cache), or
+    None when ``litellm`` is not installed (it is not imported: only its folder is looked up)."""
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    name = hashlib.sha1(O200K_URL.encode()).hexdigest()
+    path = Path(spec.submodule_search_locations[0]) / "litellm_core_utils" / "tokenizers" / name
+    return path if path.is_file() else None
+
+
+def seed_token_encoding() -> Path | None:
+    """Put ``o200k_base``'s file in tiktoken's cache unless it is there (module docstring), so
+    that ``mockllm``'s token count needs no network; the cached file's path, or None when there
+    is no cache folder or no packaged file (tiktoken then fetches it as usual).  A packaged file
+    whose SHA-256 is not tiktoken's is not copied."""
+    folder = tiktoken_cache_folder()
+    if folder is None:
+        return None
+    target = folder / hashlib.sha1(O200K_URL.encode()).hexdigest()
+    if target.is_file():
+        return target
+    source = packaged_token_encoding()
+    if source is None:
+        return None
+    data = source.read_bytes()
+    if hashlib.sha256(data).hexdigest() != O200K_SHA256:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+    partial.write_bytes(data)
+    os.replace(partial, target)  # another process may write the same bytes at the same time
+    return target
+
+
 @task
 def genstrat(
     games: str | int | list[str | int] | None = None,
@@ -500,6 +560,7 @@ def genstrat(
     min_pairs: int = 10,
 ) -> Task:
     """A model plays GENSTRAT games against the reference field (see the module docstring)."""
+    seed_token_encoding()
     for name, value in (("runs", runs), ("field_runs", field_runs), ("bootstrap", bootstrap)):
         if int(value) < 1:
             raise ValueError(f"{name} must be at least 1, got {value}")

@@ -4,9 +4,11 @@ A model under Inspect's model API plays the games against the reference field wi
 protocol; every deal is a sample with its transcript; the score is the leaderboard's anchored
 score (``engines.stats.anchored.scales_with_flags``) on the deals played.
 
-- Inspect's ``mockllm`` model plays in process, with scripted outputs that carry their usage
-  (``mockllm`` counts the tokens of an output without usage with tiktoken's ``o200k_base``
-  encoding, which tiktoken downloads: this machine has no network for it).
+- Inspect's ``mockllm`` model plays in process, with scripted outputs; and through the
+  documented ``inspect eval --model mockllm/model`` command with its default output, whose usage
+  ``mockllm`` counts with tiktoken's ``o200k_base`` encoding: the task puts the file tiktoken
+  would download in its cache, and the command runs behind a proxy that refuses every
+  connection.
 - The local llama.cpp server plays through Inspect's OpenAI-compatible provider, with the
   ``inspect eval`` command (skipped when ``GENSTRAT_LOCAL_LLM_URL`` is unset outside CI, failed
   under CI, as tests/arena/llm/test_local_llm.py).
@@ -16,9 +18,12 @@ score (``engines.stats.anchored.scales_with_flags``) on the deals played.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -35,13 +40,17 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
+from arena.adapters import inspect_task
 from arena.adapters.inspect_task import (
     ENTRANT,
     MATCH_KEY,
     MOVES_KEY,
+    O200K_SHA256,
+    O200K_URL,
     PlanArgs,
     genstrat,
     plan_of,
+    seed_token_encoding,
 )
 from arena.games import resolve_games
 from arena.roster import parse_roster
@@ -327,6 +336,124 @@ def test_the_docs_run_the_task_in_a_snippet() -> None:
     assert any("arena.adapters.inspect_task" in block for block in blocks)
 
 
+# --- tiktoken's o200k_base for mockllm, offline -------------------------------------------------
+
+
+def cache_name() -> str:
+    return hashlib.sha1(O200K_URL.encode()).hexdigest()
+
+
+def test_the_encoding_is_seeded_where_tiktoken_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file lands in ``TIKTOKEN_CACHE_DIR`` under tiktoken's name, and tiktoken's own loader
+    reads it from there, checking the hash, with every connection refused."""
+    from tiktoken.load import load_tiktoken_bpe
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
+        monkeypatch.setenv(name, f"http://127.0.0.1:{free_port()}")
+    path = seed_token_encoding()
+    assert path == tmp_path / "cache" / cache_name()
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == O200K_SHA256
+    ranks = load_tiktoken_bpe(O200K_URL, expected_hash=O200K_SHA256)
+    assert len(ranks) == 199998  # o200k_base's mergeable ranks (special tokens apart)
+
+
+def test_the_default_cache_is_the_temporary_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
+    monkeypatch.delenv("DATA_GYM_CACHE_DIR", raising=False)
+    monkeypatch.setattr("tempfile.gettempdir", lambda: str(tmp_path))
+    assert seed_token_encoding() == tmp_path / "data-gym-cache" / cache_name()
+
+
+def test_a_switched_off_cache_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
+    monkeypatch.chdir(tmp_path)
+    assert seed_token_encoding() is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cached_file_is_not_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    (tmp_path / cache_name()).write_bytes(b"already here")
+    assert seed_token_encoding() == tmp_path / cache_name()
+    assert (tmp_path / cache_name()).read_bytes() == b"already here"
+
+
+def test_a_packaged_file_of_another_hash_is_not_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "other.tiktoken"
+    other.write_bytes(b"not o200k_base")
+    monkeypatch.setattr(inspect_task, "packaged_token_encoding", lambda: other)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    assert seed_token_encoding() is None
+    assert not (tmp_path / "cache").exists()
+
+
+def documented_mockllm_command() -> list[str]:
+    """The ``inspect eval ... --model mockllm/model`` line of docs/ADAPTERS.md, as words."""
+    page = (REPO_ROOT / "docs" / "ADAPTERS.md").read_text()
+    [block] = [b for b in re.findall(r"```sh\n(.*?)```", page, re.DOTALL) if "mockllm" in b]
+    [line] = [ln for ln in block.splitlines() if ln.startswith("inspect eval") and "mockllm" in ln]
+    return shlex.split(line)
+
+
+@pytest.mark.slow
+def test_the_documented_mockllm_command_runs_offline_and_its_log_opens(tmp_path: Path) -> None:
+    """The docs' ``mockllm`` command, word for word (from the checkout, as the docs run it),
+    with an empty tiktoken cache and every connection refused by the proxy; its log opens in
+    ``inspect view`` under headless Chromium (screenshot ``inspect-view-mockllm.png``)."""
+    from tests.e2e.chromium import browser
+
+    words = documented_mockllm_command()
+    assert words[:2] == ["inspect", "eval"] and "mockllm/model" in words
+    cache = tmp_path / "tiktoken"
+    refused = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    env = {
+        **os.environ,
+        "TIKTOKEN_CACHE_DIR": str(cache),
+        **{name: refused for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy")},
+        "NO_PROXY": "",
+        "no_proxy": "",
+    }
+    inspect = str(Path(sys.executable).with_name("inspect"))
+    log_dir = tmp_path / "logs"
+    command = [inspect, *words[1:], "--log-dir", str(log_dir), "--display", "plain"]
+    result = subprocess.run(
+        command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=900
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    [path] = sorted(log_dir.glob("*.eval"))
+    log = read_eval_log(str(path))
+    assert log.status == "success", log.error
+    assert log.eval.model == "mockllm/model"
+    assert log.samples is not None and len(log.samples) == 3 * 2  # three members, one run each
+    moves = [m for s in log.samples for m in s.store[MOVES_KEY] if m["player"] == ENTRANT]
+    assert moves and all(m["fallback"] for m in moves)  # the default reply names no action
+    assert all(m["input_tokens"] > 0 for m in moves)  # counted with o200k_base
+    assert [p.name for p in cache.iterdir()] == [cache_name()]
+    assert metrics(log)["complete_pairs"] == 3
+    if CHROMIUM is None:
+        raise AssertionError("chromium is not installed: run 'make browser' (it installs it)")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    text = "document.body.innerText"
+    with (
+        inspect_view(log_dir, tmp_path) as url,
+        browser(CHROMIUM, tmp_path / "chromium", (1600, 1000)) as page,
+    ):
+        page.goto(f"{url}/#/logs/{path.name}")
+        page.wait_for(f"{text}.includes('genstrat') && {text}.includes('mockllm/model')", "task")
+        page.wait_for(f"{text}.includes('SCORE_LOW') || {text}.includes('score_low')", "scores")
+        page.screenshot(SHOTS / "inspect-view-mockllm.png")
+    assert (SHOTS / "inspect-view-mockllm.png").stat().st_size > 10_000
+
+
 # --- inspect eval with the local model -----------------------------------------------------------
 
 
@@ -342,8 +469,8 @@ def local_llm_url() -> str:
 
 @pytest.mark.slow
 def test_inspect_eval_plays_the_local_model_offline(local_llm_url: str, tmp_path: Path) -> None:
-    """``inspect eval`` on the task file, the local model through ``openai-api``; nothing is
-    fetched for tiktoken (its cache folder stays empty)."""
+    """``inspect eval`` on the task file, the local model through ``openai-api``; the usage is
+    the server's, and nothing is fetched for tiktoken (its cache holds only the seeded file)."""
     tiktoken_cache = tmp_path / "tiktoken"
     tiktoken_cache.mkdir()
     env = {
@@ -380,7 +507,9 @@ def test_inspect_eval_plays_the_local_model_offline(local_llm_url: str, tmp_path
     got = metrics(log)
     assert 0.0 <= got["score"] <= 100.0 and 0.0 <= got["fallback_rate"] <= 1.0
     assert got["complete_pairs"] == 3
-    assert list(tiktoken_cache.iterdir()) == []
+    assert [p.name for p in tiktoken_cache.iterdir()] == [
+        hashlib.sha1(O200K_URL.encode()).hexdigest()
+    ]
     print(f"local model: {len(moves)} moves, fallback rate {got['fallback_rate']:.2f}, "
           f"score {got['score']:.1f}")  # fmt: skip
 
@@ -388,10 +517,9 @@ def test_inspect_eval_plays_the_local_model_offline(local_llm_url: str, tmp_path
 # --- inspect view ----------------------------------------------------------------------------
 
 
-@pytest.fixture
-def viewer(played: tuple[EvalLog, Path], tmp_path: Path) -> Iterator[str]:
-    """``inspect view`` on the played log's folder, on 127.0.0.1 and a free port; its URL."""
-    _, log_dir = played
+@contextlib.contextmanager
+def inspect_view(log_dir: Path, tmp_path: Path) -> Iterator[str]:
+    """``inspect view`` on ``log_dir``, on 127.0.0.1 and a free port; its URL."""
     port = free_port()
     inspect = str(Path(sys.executable).with_name("inspect"))
     command = [inspect, "view", "start", "--log-dir", str(log_dir)]
@@ -422,6 +550,13 @@ def viewer(played: tuple[EvalLog, Path], tmp_path: Path) -> Iterator[str]:
             process.kill()
             process.wait()
         log.close()
+
+
+@pytest.fixture
+def viewer(played: tuple[EvalLog, Path], tmp_path: Path) -> Iterator[str]:
+    """``inspect view`` on the played log's folder; its URL."""
+    with inspect_view(played[1], tmp_path) as url:
+        yield url
 
 
 @pytest.mark.slow
