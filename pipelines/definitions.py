@@ -38,6 +38,7 @@ from assets import (
     release,
     roster,
     validity,
+    werewolf,
 )
 from assets.resources import LocalModel, ProjectPaths, RosterFile, RunProfile
 from pipelines.automation import SCHEDULES, SENSORS, checks_with_automation, with_automation
@@ -60,13 +61,14 @@ STAGES: tuple[ModuleType, ...] = (
     ablations,
     anchored_scales,  # issue 19: scores against a reference field, episodes, program track
     openspiel,  # issue 18: the openspiel benchmark group (OpenSpiel's games, own partitions)
+    werewolf,  # issue 47: the werewolf group (its tournament, role ratings and release)
     release,
 )
 
 # issue 18: stages materialized on request (their own job, pipelines/jobs.py), outside the
 # refresh's automation: the openspiel group has partitions of its own, which the main job
 # cannot hold.
-ON_REQUEST: tuple[ModuleType, ...] = (openspiel,)
+ON_REQUEST: tuple[ModuleType, ...] = (openspiel, werewolf)
 
 # Steps of a run launched from the UI, a schedule or a sensor run one after another in the run's
 # own process, as ``make run`` runs them (pipelines/run_main.py). The stages that need both
