@@ -35,6 +35,7 @@
     protocol: null                   # paper | arena (arena.llm.protocols); null: arena
     max_usd: null                    # optional budget of the whole run
     rulebook_style: null             # compact | paper: the LLM players' rulebooks; null: compact
+                                     # (paper under --protocol paper and the paper profile)
 
 Cost control and reach (all left out of the fingerprint: they change what a run spends or how
 requests travel, not how a player plays): ``prompt_cache`` (default: on for Anthropic, Gemini
@@ -47,8 +48,9 @@ the server offers it, proxies and certificates from the environment: ``HTTPS_PRO
 ``NO_PROXY``, ``SSL_CERT_FILE``), ``auto`` picks ``lean`` for a loopback endpoint and
 ``standard`` otherwise.  The ``protocol`` (``paper``: one answer; ``arena``: rethinks) is part
 of every LLM player's fingerprint through the rethinks it grants.  The ``rulebook_style`` (the
-profile's, applied by the ``roster`` asset: ``paper`` in the paper profile) is part of it when
-it is ``paper``; compact leaves fingerprints and the roster's JSON as before.
+profile's, applied by the ``roster`` asset: ``paper`` in the paper profile; the paper
+protocol's, ``paper``, when ``with_protocol`` applies it to a roster that names none) is part of
+it when it is ``paper``; compact leaves fingerprints and the roster's JSON as before.
 
 Validation errors name the field (``players[2].api_key_env: ...``) and never echo a value
 (a program file that cannot be read is named by its path), so a key pasted by mistake into
@@ -80,6 +82,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -367,6 +370,9 @@ class Roster(_Strict):
     rulebook_style: Literal["compact", "paper"] | None = Field(
         default=None, description="compact | paper: the LLM players' rulebooks; null: compact"
     )
+    # True when ``rulebook_style`` is the protocol's (set by ``with_protocol``), not named by
+    # the roster: a style chosen afterwards (``--style``, a profile's) replaces it.
+    _style_of_protocol: bool = PrivateAttr(default=False)
 
     @model_validator(mode="after")
     def _unique_names(self) -> Roster:
@@ -574,25 +580,36 @@ def released_roster_json(text: str) -> str:
 
 
 def with_protocol(roster: Roster, protocol: str) -> Roster:
-    """``roster`` under ``protocol`` (a profile's); ``ValueError`` when the roster names
-    another one."""
-    move_protocol(protocol)
+    """``roster`` under ``protocol`` (a profile's, or ``--protocol``); ``ValueError`` when the
+    roster names another one.  A protocol with a rulebook of its own (``paper``: the paper's
+    prompt) sets the rulebook style of a roster that names none; a style chosen afterwards
+    (:func:`with_rulebook_style`) replaces it, and a roster's own style is kept."""
+    chosen = move_protocol(protocol)
     if roster.protocol is not None and roster.protocol != protocol:
         raise ValueError(
             f"the roster names protocol {roster.protocol!r} but the profile uses {protocol!r}"
         )
-    return roster.model_copy(update={"protocol": protocol})
+    update: dict[str, Any] = {"protocol": protocol}
+    derived = roster.rulebook_style is None and chosen.rulebook_style is not None
+    if derived:
+        update["rulebook_style"] = chosen.rulebook_style
+    out = roster.model_copy(update=update)
+    out._style_of_protocol = derived or roster._style_of_protocol
+    return out
 
 
 def with_rulebook_style(roster: Roster, style: str) -> Roster:
-    """``roster`` with the LLM players' rulebooks in ``style`` (a profile's); the compact style
-    is left unset so that a roster's JSON and fingerprints stay as before; ``ValueError``
-    when the roster names another style."""
+    """``roster`` with the LLM players' rulebooks in ``style`` (a profile's, or ``--style``);
+    the compact style is left unset so that a roster's JSON and fingerprints stay as before;
+    ``ValueError`` when the roster names another style (a style its protocol set is
+    replaced)."""
     if style not in ("compact", "paper"):
         raise ValueError(f"unknown rulebook style {style!r}; choose compact or paper")
-    if (roster.rulebook_style or "compact") != style and roster.rulebook_style is not None:
+    named = None if roster._style_of_protocol else roster.rulebook_style
+    if named is not None and named != style:
         raise ValueError(
-            f"the roster names rulebook style {roster.rulebook_style!r} but the profile uses "
-            f"{style!r}"
+            f"the roster names rulebook style {named!r} but the profile uses {style!r}"
         )
-    return roster.model_copy(update={"rulebook_style": None if style == "compact" else style})
+    out = roster.model_copy(update={"rulebook_style": None if style == "compact" else style})
+    out._style_of_protocol = False
+    return out

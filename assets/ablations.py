@@ -156,6 +156,7 @@ def roster_settings(roster: Roster, roles: AblationRoles) -> dict[str, object]:
         "authors": tuple(entry(n) for n in names(roles.authors, "author")),
         "judge": entry(judge[0]) if judge else None,
         "protocol": roster.protocol,
+        "rulebook_style": roster.rulebook_style,
         "rethinks": roster.rethinks,
         "providers": {k: v.model_dump(mode="json") for k, v in roster.providers.items()},
     }

@@ -117,6 +117,7 @@ class AblationSettings:
     specs: dict[str, str] = field(default_factory=dict)
     siblings: bool = True
     protocol: str | None = None  # the tournament roster's, so LLM fingerprints match
+    rulebook_style: str | None = None  # the tournament roster's too (its prompts)
     rethinks: int = 1
     providers: dict[str, Any] = field(default_factory=dict)  # the roster's provider limits
 
@@ -343,6 +344,8 @@ async def _run(
     }
     if settings.protocol is not None:
         data["protocol"] = settings.protocol
+    if settings.rulebook_style is not None:
+        data["rulebook_style"] = settings.rulebook_style
     roster = parse_roster(data, "ablation players")
     games = _resolve(settings.games, settings.specs)
     for game in games:

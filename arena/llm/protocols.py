@@ -11,8 +11,12 @@ roster's ``protocol`` field, and recorded with the roster and the release:
   with one sentence of feedback (``engines.agents.parser.FEEDBACK``), K being the roster's
   ``rethinks`` (default 1) or a player's own; then the same fallback.
 
-Both use the paper's fallback (``engines.agents.parser.fallback_action``); they differ only in
-the rethinks, so margins and fallback rates under ``paper`` are comparable with the paper's.
+Both use the paper's fallback (``engines.agents.parser.fallback_action``).  The paper protocol is
+also the paper's prompt: applied to a roster (``arena.roster.with_protocol``: ``tournament run
+--protocol paper``, the paper profile), it sends the paper-style rulebook (``engines.gbg.rulebook``,
+Appendix B's style) unless the roster names a rulebook style of its own; ``arena`` leaves the
+style to the roster and the profile.  So margins and fallback rates under ``paper`` are
+comparable with the paper's.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ class MoveProtocol:
     name: ProtocolName
     description: str
     rethinks: int | None  # None: the roster's (or the player's) K
+    rulebook_style: str | None = None  # the rulebook it sends; None: the roster's or profile's
 
     def rethinks_for(self, configured: int) -> int:
         """The rethinks a player gets under this protocol, given its configured K."""
@@ -36,7 +41,9 @@ class MoveProtocol:
 
 
 PROTOCOLS: dict[str, MoveProtocol] = {
-    "paper": MoveProtocol("paper", "one answer, the paper's fallback, no rethink", 0),
+    "paper": MoveProtocol(
+        "paper", "one answer, the paper's fallback, no rethink, the paper's rulebook", 0, "paper"
+    ),
     "arena": MoveProtocol(
         "arena", "rethink with minimal feedback, then the paper's fallback", None
     ),
