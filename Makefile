@@ -14,6 +14,13 @@ ENGINE_SOURCES := $(shell find engines -name '*.py')
 export DAGSTER_HOME := $(CURDIR)/.dagster_home
 export GENSTRAT_DATA := $(CURDIR)/data
 export PYTHONHASHSEED := 0
+# One switch chooses the engine of a process (engines/backend.py): `compiled` (the kernel, and the
+# interpreter's hot modules from their mypyc build, refused with one line when older than the
+# sources), `kernel` (the kernel on the sources) or `reference` (the interpreter alone). run, ui,
+# bench and test build the compiled engine first and run it; check runs the kernel on the
+# sources (CHECK_ENGINE), so that the inner loop never waits for a build.
+export GENSTRAT_ENGINE ?= compiled
+CHECK_ENGINE ?= kernel
 # Python caches the bytecode of the modules it compiles (__pycache__, ignored by git), even on a
 # machine whose environment says not to (PYTHONDONTWRITEBYTECODE, set in some CI images and
 # containers, this one included): otherwise every process make starts (the test workers, each
@@ -28,7 +35,7 @@ XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfil
 # modules with the most tests first), which started the end-to-end module minutes late.
 LONGEST_FIRST := $(if $(filter 0,$(PYTEST_WORKERS)),,--no-loadscope-reorder)
 
-.PHONY: install compiled run test check ui lint typecheck contracts pytest pytest-fast bench clean browser sandbox local-llm postgres stockfish nginx
+.PHONY: install compiled coverage-kernel run test check ui lint typecheck contracts pytest pytest-fast bench clean browser sandbox local-llm postgres stockfish nginx
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=/path/to/python3.11'" >&2; exit 1; }
@@ -54,23 +61,37 @@ $(JIT_STAMP): engines/gbg/batch_kernel.py engines/gbg/batch_random.py | $(STAMP)
 	mkdir -p $(dir $(JIT_STAMP)) && touch $(JIT_STAMP)
 
 # The engine's hot modules compiled with mypyc into build/engine/ (tools/build_engine.py, about a
-# minute), again whenever a source of engines/ changes. A process loads them only while they
-# match the sources (arena/compiled_engine.py); `make check` uses them when they do and runs the
-# interpreted engine otherwise, so that the inner loop never waits for a build. Without a C
-# compiler the build fails in one line and everything runs interpreted.
+# minute), again whenever a source of engines/ changes. A process loads them only while their
+# record's sha256 of every source matches (arena/compiled_engine.py), and refuses to start on
+# an older build (GENSTRAT_ENGINE=compiled). Without a C compiler the build fails in one line;
+# GENSTRAT_ENGINE=kernel then runs everything on the sources.
 compiled: $(ENGINE_BUILD)
 
 $(ENGINE_BUILD): $(ENGINE_SOURCES) arena/compiled_engine.py tools/build_engine.py | $(STAMP)
-	-$(BIN)/python tools/build_engine.py
+	$(BIN)/python tools/build_engine.py
+
+# The kernel's line coverage: its differential tests once more with numba off
+# (NUMBA_DISABLE_JIT=1), so that the kernel runs as the Python it is written in and coverage.py
+# sees every line; fails under KERNEL_COVERAGE percent of engines/gbg/batch_kernel.py and
+# batch_random.py. Part of make test.
+KERNEL_COVERAGE ?= 95
+KERNEL_TESTS := tests/engines/gbg/test_batch_random.py tests/engines/gbg/test_kernel_differential.py
+coverage-kernel: install
+	mkdir -p build && rm -f build/coverage.kernel
+	NUMBA_DISABLE_JIT=1 GENSTRAT_ENGINE=kernel COVERAGE_FILE=build/coverage.kernel \
+	  $(BIN)/coverage run --source=engines -m pytest -q -p no:cacheprovider -W ignore::RuntimeWarning $(KERNEL_TESTS)
+	COVERAGE_FILE=build/coverage.kernel $(BIN)/coverage report --fail-under=$(KERNEL_COVERAGE) \
+	  --include='engines/gbg/batch_kernel.py,engines/gbg/batch_random.py'
 
 run: install compiled
 	$(BIN)/python -m pipelines.run_main
 
-test: install compiled lint typecheck contracts pytest
+test: install compiled lint typecheck contracts coverage-kernel pytest
 
 # The inner loop: everything but the tests marked slow (over about 5 s: whole-graph runs, the
 # local LLM, the UI in Chromium, long tournaments, the largest solves) and those that need the
 # compiled engine's build (marked compiled; `make check` does not build it), which `make test` runs.
+# check runs them on the kernel over the sources (CHECK_ENGINE).
 check: install lint typecheck contracts pytest-fast
 
 lint: install
@@ -165,13 +186,13 @@ pytest: install browser local-llm postgres stockfish nginx
 	  $(BIN)/pytest -q $(XDIST) $(LONGEST_FIRST) $(PYTEST_ARGS)
 
 pytest-fast: install
-	$(BIN)/pytest -q -m "not slow and not compiled" $(XDIST) $(PYTEST_ARGS)
+	GENSTRAT_ENGINE=$(CHECK_ENGINE) $(BIN)/pytest -q -m "not slow and not compiled" $(XDIST) $(PYTEST_ARGS)
 
 # The UI and the daemon, as current Dagster runs a project ([tool.dg] in pyproject.toml).
-ui: install
+ui: install compiled
 	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/dg dev --host 127.0.0.1 --port 3000
 
-bench: install
+bench: install compiled
 	$(BIN)/genstrat bench engine
 
 clean:

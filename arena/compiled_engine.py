@@ -1,21 +1,29 @@
-"""The engine's hot modules compiled by mypyc, loaded only while they match their sources.
+"""The compiled engine: the interpreter's hot modules built by mypyc, loaded only while they
+match their sources.
+
+"Compiled" in this project means this and only this: the same Python sources as ``engines/``,
+compiled by mypyc into C extensions.  It is not a second implementation of the rules (that is the
+kernel, ``engines.gbg.batch_kernel``, which the backend switch also chooses).
 
 The axes spend their time in the engine's plain Python: the interpreter's moves
-(``engines.gbg.state``, ``phases``), the fixed-chance trees of the replays (``engines.gbg.batch``,
-``engines.axes.play``), the worlds and searches of the information axis and the population's
-mixtures.  ``tools/build_engine.py`` (``make compiled``, part of ``make run`` and ``make test``)
-compiles ``COMPILED`` with mypyc into C extensions under ``build/engine/``: the same code, its
-annotations enforced, run without the interpreter's dispatch.  ``engines/`` itself never loads
-them: its sources are the reference, what a process runs unless it asks for the compiled
-modules, and what ``interpret()`` keeps (``benchmarks/compiled_engine.py`` runs both side by
-side and checks that every number is equal; so does ``tests/arena/test_compiled_engine.py``).
+(``engines.gbg.state``, ``phases``), the fixed-chance trees of the replays
+(``engines.gbg.fixed_chance``, ``engines.axes.play``), the worlds and searches of the
+information axis and the population's mixtures.  ``tools/build_engine.py`` (``make compiled``,
+part of ``make run`` and ``make test``) compiles ``COMPILED`` with mypyc into C extensions under
+``build/engine/``: the same code, its annotations enforced, run without the interpreter's
+dispatch.  ``engines/`` itself never loads them (``benchmarks/compiled_engine.py`` runs both side
+by side and checks that every number is equal; so does ``tests/arena/test_compiled_engine.py``).
 
-``enable()`` asks for them: the entry points call it before they import the engine
-(``pipelines``, ``assets``, the test suite, the benchmarks).  It loads them only if the build's
-record (``build/engine/manifest.json``: the size, time and sha256 of every source of
-``engines/``) matches the sources now, all of them or none: the compiled modules call each
-other natively, and mypyc compiles against the types of the modules they import.  A build that
-is out of date is left alone, and the engine runs interpreted until ``make compiled`` rebuilds.
+``enable()`` is called by the entry points before they import the engine (``pipelines``,
+``assets``, the test suite, the benchmarks) and follows the one switch of the process,
+``GENSTRAT_ENGINE`` (``engines.backend``): ``compiled`` loads the build, ``kernel`` (the
+default) and ``reference`` run the sources.  A build loads only if its record
+(``build/engine/manifest.json``: the size, time and sha256 of every source of ``engines/``)
+matches the sources now, all of them or none: the compiled modules call each other natively, and
+mypyc compiles against the types of the modules they import.  Asked for while out of date (or
+missing), it is refused: the process ends with one line naming the first source that differs
+and the command that rebuilds (``make compiled``), exit status 2.  Nothing runs on a stale build,
+and nothing falls back without saying so.
 """
 
 from __future__ import annotations
@@ -24,11 +32,14 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
+
+from engines.backend import ENV, parse  # engines/__init__ and this module import no engine
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINES = REPO / "engines"
@@ -45,8 +56,8 @@ COMPILED: tuple[str, ...] = (
     "engines.axes.population",
     "engines.axes.replay",
     "engines.axes.worlds",
-    "engines.gbg.batch",
-    "engines.gbg.compiled",
+    "engines.gbg.fixed_chance",
+    "engines.gbg.rules",
     "engines.gbg.engine",
     "engines.gbg.phases",
     "engines.gbg.rng",
@@ -79,29 +90,35 @@ def sources(root: Path = ENGINES) -> dict[str, list[Any]]:
     return found
 
 
-def fresh(root: Path = ENGINES, build: Path = BUILD) -> bool:
-    """Whether a complete build of the sources now in ``root`` sits in ``build``: every
-    extension present, the same source files, each with the recorded content (its size and
-    time compared first, its hash when they moved)."""
+def stale(root: Path = ENGINES, build: Path = BUILD) -> str | None:
+    """Why the build in ``build`` is not one of the sources now in ``root`` (None: it is): not
+    built, an extension missing, or the first source added, removed or changed since (its size
+    and time compared first, its sha256 when they moved)."""
     try:
         recorded = json.loads((build / MANIFEST.name).read_text())["sources"]
     except (OSError, ValueError, KeyError, TypeError):
-        return False
-    if not all(path.is_file() for path in built_files(build)):
-        return False
-    paths = sorted(root.rglob("*.py"))
-    if not isinstance(recorded, dict) or len(paths) != len(recorded):
-        return False
-    for path in paths:
-        entry = recorded.get(path.relative_to(root).as_posix())
+        return "not built"
+    missing = [path for path in built_files(build) if not path.is_file()]
+    if missing:
+        return f"{missing[0].name} is missing from the build"
+    if not isinstance(recorded, dict):
+        return "its record is unreadable"
+    paths = {path.relative_to(root).as_posix(): path for path in sorted(root.rglob("*.py"))}
+    for name in sorted(set(recorded) - set(paths)):
+        return f"engines/{name} is gone since the build"
+    for name, path in paths.items():
+        entry = recorded.get(name)
         if not isinstance(entry, list) or len(entry) != 3:
-            return False
+            return f"engines/{name} is new since the build"
         stat = path.stat()
-        if [stat.st_size, stat.st_mtime_ns] == entry[:2]:
-            continue
-        if _digest(path) != entry[2]:
-            return False
-    return True
+        if [stat.st_size, stat.st_mtime_ns] != entry[:2] and _digest(path) != entry[2]:
+            return f"engines/{name} changed since the build"
+    return None
+
+
+def fresh(root: Path = ENGINES, build: Path = BUILD) -> bool:
+    """Whether a complete build of the sources now in ``root`` sits in ``build``."""
+    return stale(root, build) is None
 
 
 class CompiledFirst:
@@ -125,35 +142,54 @@ class CompiledFirst:
         return importlib.util.spec_from_file_location(fullname, found, loader=loader)
 
 
-def enable(build: Path = BUILD) -> str:
-    """Load the compiled modules from now on if the build is fresh (module docstring); which
-    engine this process runs: ``compiled``, or ``interpreted`` with the reason.  Idempotent;
-    once an engine module is imported, or after ``interpret()``, it changes nothing."""
+def enable(build: Path = BUILD, root: Path = ENGINES) -> str:
+    """Follow ``GENSTRAT_ENGINE`` (module docstring); the engine this process runs: ``compiled``,
+    ``kernel`` or ``reference``.  A bad name, or ``compiled`` with a build that does not match
+    the sources, ends the process with one line (``SystemExit``, status 2).  Idempotent; once an
+    engine module is imported, or after ``interpret()``, it changes nothing."""
     if "engine" in _state:
         return _state["engine"]
+    try:
+        chosen = parse(os.environ.get(ENV))
+    except ValueError as error:
+        _refuse(str(error))
+    if chosen != "compiled":
+        _state["engine"] = chosen
+        return chosen
     loaded = [name for name in COMPILED if name in sys.modules]
     if loaded:
-        decided = "interpreted (the engine was imported before the compiled modules were asked for)"
-    elif not (build / MANIFEST.name).exists():
-        decided = "interpreted (not built: make compiled)"
-    elif not fresh(build=build):
-        decided = "interpreted (the build is older than the sources: make compiled)"
-    else:
-        sys.meta_path.insert(0, CompiledFirst(build))
-        decided = "compiled"
-    _state["engine"] = decided
-    return decided
+        _refuse(f"{ENV}=compiled, but {loaded[0]} was imported before enable()")
+    why = stale(root, build)
+    if why is not None:
+        _refuse(
+            f"{ENV}=compiled, but the compiled engine in {_shown(build)} is out of date "
+            f"({why}): run `make compiled`, or set {ENV}=kernel"
+        )
+    sys.meta_path.insert(0, CompiledFirst(build))
+    _state["engine"] = "compiled"
+    return "compiled"
+
+
+def _shown(path: Path) -> str:
+    return path.relative_to(REPO).as_posix() if path.is_relative_to(REPO) else str(path)
+
+
+def _refuse(message: str) -> NoReturn:
+    """End the process with ``message`` on one line of stderr, exit status 2."""
+    print(f"genstrat: {message}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def interpret() -> str:
-    """Keep the interpreted engine in this process, whatever ``enable()`` is asked later (the
-    reference; ``RuntimeError`` if the compiled modules are already in)."""
+    """Keep the sources in this process, whatever ``enable()`` is asked later (the reference
+    side of the compiled engine's equality test; ``RuntimeError`` if the compiled modules are
+    already in).  The kernel still plays unless ``GENSTRAT_ENGINE=reference``."""
     if asked():
         if any(name in sys.modules for name in COMPILED):
             raise RuntimeError("the compiled engine is already imported in this process")
         sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, CompiledFirst)]
-    _state["engine"] = "interpreted (asked for)"
-    return _state["engine"]
+    _state["engine"] = "kernel"
+    return "kernel"
 
 
 def asked() -> bool:

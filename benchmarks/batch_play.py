@@ -6,11 +6,13 @@ Usage::
                                     [--repeats 3] [--strategies 50] [--decisions 4] [--json]
 
 Every site runs the same work both ways in one process, alternating, ``--repeats`` times:
-the batch path (the default: ``engines.gbg.batch_random``'s compiled loop, or
-``engines.gbg.batch``'s fixed-chance trees) and the interpreter path it replaced
-(``interpreted=True``, the anchor).  Reported per site: the median ratio anchor seconds /
-batch seconds (higher is better; over games, the median of the games' medians), and whether
-the two paths gave equal numbers (they must: tests/engines/gbg/test_batch_random.py and
+the batch path (the ``kernel`` backend, the default: ``engines.gbg.batch_random``'s kernel, or
+``engines.gbg.fixed_chance``'s fixed-chance trees) and the interpreter path it replaced (the
+``reference`` backend of ``engines.backend``, the anchor).  The report is also appended to
+``benchmarks/results.jsonl``.  Reported per site: the median ratio
+anchor seconds / batch seconds (higher is better; over games, the median of the games'
+medians), and whether the two paths gave equal numbers (they must:
+tests/engines/gbg/test_kernel_differential.py, test_batch_random.py and
 tests/engines/axes/test_axes_batch.py hold them to it; this script checks what it runs).
 
 Sites:
@@ -29,7 +31,7 @@ Sites:
 - ``state_space``: the state-space axis at the paper budget (3,000 random deals, every
   decision's abstracted state counted: ``batch_random.abstract_random_play``);
 - ``information``: ``information_differences`` (the information axis's search players, whose
-  rollouts the compiled loop plays) for one seat and opponent at the paper budget.
+  rollouts the kernel plays) for one seat and opponent at the paper budget.
 
 Ratios, not absolute times: the machine is shared, and alternation exposes both paths to
 the same load; the absolute seconds are printed for reference only.  Never used as a
@@ -40,12 +42,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+from results import record  # benchmarks/results.py
 
 from engines.axes.budgets import axis_budget, screening_budget
 from engines.axes.decisions import decision_distribution
@@ -60,12 +64,15 @@ from engines.axes.population import (
 from engines.axes.replay import action_values
 from engines.axes.screening import screening_axes
 from engines.axes.state_space import state_space
+from engines.backend import using
 from engines.gbg import presets
 from engines.gbg.acceptance import AcceptanceSettings, evaluate
 from engines.gbg.generator import GenerationConfig, generate
 from engines.gbg.rulebook import consistency_errors, rulebook
 from engines.gbg.seed_pool import screen_seed
 from engines.gbg.spec import GameSpec
+
+T = TypeVar("T")
 
 
 def _game(name: str) -> GameSpec:
@@ -96,6 +103,16 @@ def _side_by_side(
     }
 
 
+def on_reference(work: Callable[[], T]) -> Callable[[], T]:
+    """``work`` on the reference backend (the interpreter alone)."""
+
+    def run() -> T:
+        with using("reference"):
+            return work()
+
+    return run
+
+
 def measure(name: str, repeats: int, strategies: int, decisions: int) -> dict[str, Any]:
     spec = _game(name)
     budget = axis_budget("paper")
@@ -104,8 +121,8 @@ def measure(name: str, repeats: int, strategies: int, decisions: int) -> dict[st
     out: dict[str, Any] = {"game": name}
     out["ranking"] = _side_by_side(
         {
-            "interpreter": lambda: scores_against_l0(
-                spec, seeds, deals, budget.max_amounts, interpreted=True
+            "interpreter": on_reference(
+                lambda: scores_against_l0(spec, seeds, deals, budget.max_amounts)
             ),
             "trees": lambda: scores_against_l0(spec, seeds, deals, budget.max_amounts),
         },
@@ -119,23 +136,21 @@ def measure(name: str, repeats: int, strategies: int, decisions: int) -> dict[st
     )
     chosen = selfplay.decisions[:decisions]
 
-    def tables(interpreted: bool) -> list[np.ndarray]:
+    def tables() -> list[np.ndarray]:
         return [
-            action_values(
-                spec, selfplay.traces[d.deal], d, population, budget, 3, interpreted=interpreted
-            ).values
+            action_values(spec, selfplay.traces[d.deal], d, population, budget, 3).values
             for d in chosen
         ]
 
     out["replays"] = _side_by_side(
-        {"interpreter": lambda: tables(True), "trees": lambda: tables(False)},
+        {"interpreter": on_reference(tables), "trees": tables},
         repeats,
         lambda a, b: all(np.array_equal(x, y) for x, y in zip(a, b, strict=True)),
     )
     screen = screening_budget("paper")
     out["screening"] = _side_by_side(
         {
-            "interpreter": lambda: screening_axes(spec, screen, 7, interpreted=True),
+            "interpreter": on_reference(lambda: screening_axes(spec, screen, 7)),
             "trees": lambda: screening_axes(spec, screen, 7),
         },
         repeats,
@@ -143,7 +158,7 @@ def measure(name: str, repeats: int, strategies: int, decisions: int) -> dict[st
     )
     out["state_space"] = _side_by_side(
         {
-            "interpreter": lambda: state_space(spec, budget.state_space_deals, 7, interpreted=True),
+            "interpreter": on_reference(lambda: state_space(spec, budget.state_space_deals, 7)),
             "trees": lambda: state_space(spec, budget.state_space_deals, 7),
         },
         repeats,
@@ -151,8 +166,8 @@ def measure(name: str, repeats: int, strategies: int, decisions: int) -> dict[st
     )
     out["information"] = _side_by_side(
         {
-            "interpreter": lambda: information_differences(
-                spec, population, budget, 3, 0, 0, interpreted=True
+            "interpreter": on_reference(
+                lambda: information_differences(spec, population, budget, 3, 0, 0)
             ),
             "trees": lambda: information_differences(spec, population, budget, 3, 0, 0),
         },
@@ -166,7 +181,8 @@ def _screen_interpreted(seed: int) -> dict[str, Any]:
     """``screen_seed`` with the acceptance filter on the interpreter (the anchor): the same
     steps, in the same order, for a seed that generates."""
     spec = generate(seed)
-    verdict = evaluate(spec, AcceptanceSettings(), seed=seed, interpreted=True)
+    with using("reference"):
+        verdict = evaluate(spec, AcceptanceSettings(), seed=seed)
     text = rulebook(spec)
     gaps = consistency_errors(spec, text)
     reasons = list(verdict["reasons"]) + (["rulebook_inconsistent"] if gaps else [])
@@ -202,6 +218,7 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=4)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    load = os.getloadavg()[0]
     pool = measure_pool(args.pool_seeds, args.repeats) if args.pool_seeds else None
     rows = [
         measure(g.strip(), args.repeats, args.strategies, args.decisions)
@@ -210,6 +227,7 @@ def main() -> None:
     ]
     summary = {site: statistics.median(r[site]["ratio"] for r in rows) for site in SITES if rows}
     report = {"pool": pool, "median_ratio": summary, "games": rows}
+    record("batch_play", report, load)
     if args.json:
         print(json.dumps(report, indent=2))
         return

@@ -5,33 +5,40 @@ Usage: python benchmarks/paper_profile.py [--anchor 048f9e6] [--rounds 1] [--poo
 
 Each measurement is a fresh process that runs the paper profile's compute before any model is
 called, on both cores, in one of two trees: ``current`` (this checkout, on the engine the product
-runs: compiled when ``make compiled`` is current) or ``anchor`` (``--anchor``, a git revision
-checked out into a temporary worktree; the default is the last revision before the compiled play
-paths of issue 20).  The steps are those of the graph: the seed pool (generator seeds from 0
-until ``--pool`` games are accepted, one pool of two workers), the six screening axes of every
-accepted game at the paper screening budget (one pool), the farthest-point selection of 50 games,
-and the five axes at the paper budget with their rerun for the first ``--games`` selected games
-(a pool per game, as each ``axis_scores`` partition opens its own).  The arms alternate within
-each round (anchor first in odd rounds), so a slower or faster spell of the machine falls on
-both.
+runs: ``GENSTRAT_ENGINE``, ``compiled`` unless set, which needs ``make compiled``) or ``anchor``
+(``--anchor``, a git revision checked out into a temporary worktree; the default is the last
+revision before the kernel and the compiled engine of issue 20).  An anchor that has the compiled
+engine (``tools/build_engine.py``) gets its own build first, in its worktree, so that both arms
+run the engine their product runs.  The steps are those of the graph: the seed pool (generator
+seeds from 0 until ``--pool`` games are accepted, one pool of two workers), the six screening
+axes of every accepted game at the paper screening budget (one pool), the farthest-point
+selection of 50 games, and the five axes at the paper budget with their rerun for the first
+``--games`` selected games (a pool per game, as each ``axis_scores`` partition opens its own).
+The arms alternate within each round (anchor first in odd rounds), so a slower or faster spell
+of the machine falls on both.
 
 Reported: per step the median wall time of each arm and their ratio (anchor / current), the
 median and the slowest axes time per game (the five axes without the rerun, and the slowest of
 the first 12 selected games), the process CPU of each arm (its own and its workers'), the
 targets of issue 20 for the current arm, and whether both arms computed the same numbers: the
 same accepted seeds, the same screening values, the same selection and the same five axes,
-per-seat values and rerun for every game scored.  Progress goes to stderr.
+per-seat values and rerun for every game scored.  Progress goes to stderr; the report is also
+appended to ``benchmarks/results.jsonl`` (``benchmarks/results.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
-from anchor import ANCHOR, ARMS, alternate, run_arm  # benchmarks/anchor.py
+from anchor import ANCHOR, ARMS, REPO, alternate, run_arm  # benchmarks/anchor.py
+from results import record  # benchmarks/results.py
 
 STEPS = ("pool", "screening", "axes")
 TARGETS = {  # issue 20, seconds on this machine
@@ -106,8 +113,39 @@ print(json.dumps({
 """
 
 
+_BUILT: set[Path] = set()
+
+
+def build_anchor(tree: Path) -> None:
+    """Build the compiled engine of an anchor that has one, and load its kernel into numba's
+    cache (once per worktree): without them the anchor would run its sources, or compile its
+    kernel inside the timed run, not the engine its product ran."""
+    if tree in _BUILT:
+        return
+    _BUILT.add(tree)
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    for tool in ("build_engine.py", "warm_jit.py"):
+        if not (tree / "tools" / tool).exists():
+            continue
+        done = subprocess.run(
+            [sys.executable, f"tools/{tool}"], cwd=tree, env=env, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise SystemExit(f"paper_profile: the anchor's tools/{tool} failed: {last}")
+
+
+def _head(tree: Path) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return done.stdout.strip() or str(tree)
+
+
 def measure(arm: str, tree: Path, target: int, games: int) -> dict[str, Any]:
     """One run of the profile in ``tree``, in a fresh process."""
+    if arm == "anchor":
+        build_anchor(tree)
     return run_arm("paper_profile", CHILD, arm, tree, [str(target), str(games)])
 
 
@@ -191,6 +229,12 @@ def text(report: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--anchor", default=ANCHOR, help="the git revision to compare with")
+    parser.add_argument(
+        "--anchor-tree",
+        type=Path,
+        help="a checkout of the anchor already built (make compiled, tools/warm_jit.py) to use "
+        "instead of a fresh worktree of --anchor",
+    )
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--pool", type=int, default=2000, help="accepted games in the pool")
     parser.add_argument("--games", type=int, default=50, help="selected games to score")
@@ -198,15 +242,26 @@ def main() -> None:
     args = parser.parse_args()
     if args.rounds < 1 or args.pool < 2 or not 1 <= args.games <= 50:
         raise SystemExit("paper_profile: --rounds >= 1, --pool >= 2 and 1 <= --games <= 50")
-    runs = alternate(
-        args.anchor,
-        "paper_profile",
-        args.rounds,
-        lambda arm, tree: measure(arm, tree, args.pool, args.games),
-    )
+    os.environ.setdefault("GENSTRAT_ENGINE", "compiled")  # the engine the product runs
+    load = os.getloadavg()[0]
+    if args.anchor_tree is not None:
+        _BUILT.add(args.anchor_tree)  # built by whoever prepared it
+        trees = {"anchor": args.anchor_tree, "current": REPO}
+        runs: dict[str, list[dict[str, Any]]] = {arm: [] for arm in ARMS}
+        for round_ in range(args.rounds):  # as anchor.alternate, in the given tree
+            for arm in ARMS if round_ % 2 == 0 else tuple(reversed(ARMS)):
+                runs[arm].append(measure(arm, trees[arm], args.pool, args.games))
+    else:
+        runs = alternate(
+            args.anchor,
+            "paper_profile",
+            args.rounds,
+            lambda arm, tree: measure(arm, tree, args.pool, args.games),
+        )
     report = summary(runs, args.rounds)
-    report["anchor_revision"] = args.anchor
+    report["anchor_revision"] = args.anchor if args.anchor_tree is None else _head(args.anchor_tree)
     report["full_profile"] = args.pool == 2000 and args.games == 50
+    record("paper_profile", report, load)
     print(json.dumps(report, indent=2) if args.json else text(report))
 
 

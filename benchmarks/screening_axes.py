@@ -11,9 +11,9 @@ Takes the first ``--games`` accepted games of the paper pool (seeds from 0, as
 pool, a sample spread over the whole pool, and times each part of
 ``engines.axes.screening.screening_axes`` at the ``paper`` screening budget both ways in one
 process, alternating per game and per repeat (the order flipped every other time): the
-default path (the compiled loop, fixed-chance trees) and ``interpreted=True``
-(the anchor: every deal interpreted, every key rebuilt).  The parts are the random play
-(state space, temporal depth, risk), information sensitivity, opponent modelling and
+default path (the kernel, fixed-chance trees) and the ``reference`` backend of
+``engines.backend`` (the anchor: every deal interpreted, every key rebuilt).  The parts are
+the random play (state space, temporal depth, risk), information sensitivity, opponent modelling and
 brittleness (which has one path only, so its two columns time the same code: a check of the
 method's noise).  Reported per part: CPU seconds of each path over all games and the ratio
 anchor / default (higher is better), and whether the values are equal (they must be).
@@ -34,6 +34,7 @@ from typing import Any
 
 from engines.axes import screening as sc
 from engines.axes.budgets import screening_budget
+from engines.backend import using
 from engines.gbg.seed_pool import run_pool
 from engines.gbg.spec import GameSpec
 
@@ -57,13 +58,13 @@ def main() -> None:
         verdicts, _ = run_pool(0, args.games)
         games = [(v["seed"], GameSpec.from_json(v["spec_json"])) for v in verdicts if v["accepted"]]
     budget = screening_budget("paper")
-    parts: dict[str, Callable[[GameSpec, int, bool], Any]] = {
-        "random_play": lambda g, s, i: sc._random_play(g, budget.random_deals, s, i),
-        "information_sensitivity": lambda g, s, i: sc._information_sensitivity(g, budget, s, i),
-        "opponent_modelling": lambda g, s, i: sc._opponent_modelling(g, budget, s, i),
-        "brittleness": lambda g, s, i: sc._brittleness(g, budget, s),
+    parts: dict[str, Callable[[GameSpec, int], Any]] = {
+        "random_play": lambda g, s: sc._random_play(g, budget.random_deals, s),
+        "information_sensitivity": lambda g, s: sc._information_sensitivity(g, budget, s),
+        "opponent_modelling": lambda g, s: sc._opponent_modelling(g, budget, s),
+        "brittleness": lambda g, s: sc._brittleness(g, budget, s),
     }
-    sc.screening_axes(games[0][1], budget, 0)  # load the compiled loop before timing
+    sc.screening_axes(games[0][1], budget, 0)  # load the kernel before timing
     load = os.getloadavg()[0]
     cpu = {(part, path): 0.0 for part in parts for path in ("default", "interpreter")}
     equal = dict.fromkeys(parts, True)
@@ -74,7 +75,8 @@ def main() -> None:
                 values = {}
                 for interpreted in order:
                     started = time.process_time()
-                    values[interpreted] = run(spec, seed, interpreted)
+                    with using("reference" if interpreted else "kernel"):
+                        values[interpreted] = run(spec, seed)
                     path = "interpreter" if interpreted else "default"
                     cpu[(part, path)] += time.process_time() - started
                 equal[part] &= values[False] == values[True]

@@ -9,8 +9,9 @@ Python build uses; the extensions are then copied into ``build/engine/`` and
 ``build/engine/manifest.json`` records every source of ``engines/`` they were built from.  The
 record is written last and removed first, so an interrupted build leaves nothing that loads
 (``arena.compiled_engine.enable`` loads a build only while it matches the sources).
-Exit status 1 with one line when the build fails (no C compiler, a module mypyc rejects); the
-engine then runs interpreted, as it does when nothing is built.  About a minute on two cores.
+Exit status 1 with one line when the build fails (no C compiler, a module mypyc rejects);
+``GENSTRAT_ENGINE=compiled`` is then refused until a build succeeds, and ``GENSTRAT_ENGINE=kernel``
+runs the sources.  About a minute on two cores.
 """
 
 from __future__ import annotations
@@ -83,13 +84,16 @@ def main() -> int:
     args = parser.parse_args()
     if args.clean:
         clean()
-        print("build_engine: compiled modules removed; the engine runs interpreted")
+        print("build_engine: compiled modules removed; GENSTRAT_ENGINE=kernel runs the sources")
         return 0
     try:
         seconds = build(args.verbose)
     except (Exception, SystemExit) as error:  # mypyc and setuptools exit on compile errors
         clean()
-        print(f"build_engine: failed ({error}); the engine runs interpreted", file=sys.stderr)
+        print(
+            f"build_engine: failed ({error}); GENSTRAT_ENGINE=kernel runs the sources",
+            file=sys.stderr,
+        )
         return 1
     print(f"build_engine: {len(COMPILED)} modules compiled with mypyc in {seconds:.0f} s")
     return 0

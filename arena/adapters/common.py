@@ -39,11 +39,11 @@ import numpy.typing as npt
 import pandas as pd
 
 from arena.games import catalogue_from_table, catalogued_game, resolve_any_game
-from engines.gbg.compiled import compile_spec
 from engines.gbg.engine import PUBLIC, State, new_deal
 from engines.gbg.generator import GenerationConfig
 from engines.gbg.render import turn_prompt
 from engines.gbg.rulebook import rulebook
+from engines.gbg.rules import game_rules
 from engines.gbg.spec import SEATS, AuctionPhase, GameSpec, PositionPhase
 from engines.openspiel import text as openspiel_text
 from engines.openspiel.spec import OpenSpielSpec
@@ -227,17 +227,17 @@ class GbgGame(AdapterGame):
         self.spec = spec
         self.token = token or spec.name
         self.name = spec.name
-        compiled = compile_spec(spec)
+        rules = game_rules(spec)
         self.vocabulary = action_vocabulary(spec)
         self._index = {a: i for i, a in enumerate(self.vocabulary)}
         self.num_actions = len(self.vocabulary)
-        card_labels = list(compiled.label_of)
+        card_labels = list(rules.label_of)
         self.labels = tuple(dict.fromkeys(card_labels))
         self._label = {label: i for i, label in enumerate(self.labels)}
         self._card_label = [self._label[label] for label in card_labels]
         copies = Counter(card_labels)
         self._copies = np.array([copies[label] for label in self.labels], dtype=np.float32)
-        self.phase_ids = tuple(compiled.phase_ids)
+        self.phase_ids = tuple(rules.phase_ids)
         names: set[str] = set()
         for phase in spec.phases:
             if isinstance(phase, PositionPhase):

@@ -43,6 +43,7 @@ from engines.axes.play import (
 )
 from engines.axes.population import L0, Population
 from engines.axes.worlds import WorldSampler
+from engines.backend import kernel_plays
 from engines.gbg.batch_random import l0_rollouts
 from engines.gbg.engine import CHANCE, State, new_deal
 from engines.gbg.rng import derive_seed
@@ -68,14 +69,12 @@ def search_choice(
     budget: AxisBudget,
     informed: bool,
     stats: SearchStats | None = None,
-    *,
-    interpreted: bool = False,
 ) -> str:
     """The search player's action at ``state`` (steps 1 to 3 of the module docstring).
 
-    The rollouts of all worlds and actions are played in one call of the compiled loop
-    (``engines.gbg.batch_random.l0_rollouts``: ``play_out``'s deals, move for move);
-    ``interpreted=True`` interprets each (the reference the tests compare with)."""
+    The rollouts of all worlds and actions are played in one call of the kernel
+    (``engines.gbg.batch_random.l0_rollouts``: ``play_out``'s deals, move for move); the
+    ``reference`` backend of ``engines.backend`` interprets each (the tests compare)."""
     upto = len(trace)
     sampler = WorldSampler(
         spec,
@@ -93,7 +92,7 @@ def search_choice(
         stats.decisions += 1
         stats.worlds += len(worlds)
         stats.fallbacks += sum(w.fallback for w in worlds)
-    if not interpreted:
+    if kernel_plays():
         returns = l0_rollouts(
             spec,
             [world.state for world in worlds],
@@ -134,8 +133,6 @@ def search_deal(
     budget: AxisBudget,
     informed: bool,
     stats: SearchStats | None = None,
-    *,
-    interpreted: bool = False,
 ) -> int:
     """One deal of a search player in ``seat`` against ``opponent``; its chip lead."""
     state = new_deal(spec, explicit_chance=True)
@@ -166,7 +163,6 @@ def search_deal(
                     budget,
                     informed,
                     stats,
-                    interpreted=interpreted,
                 )
             elif keyed is not None:
                 action = keyed(keys.key(state, player), menu, moves.next())
@@ -192,11 +188,9 @@ def information_differences(
     seat: int,
     index: int,
     stats: SearchStats | None = None,
-    *,
-    interpreted: bool = False,
 ) -> list[float]:
     """Informed minus uninformed chip lead per deal, against opponent ``index`` of ``seat``
-    (``interpreted=True``: every rollout interpreted, the reference)."""
+    (the ``reference`` backend: every rollout interpreted)."""
     rng = np.random.default_rng(information_opponent(seed, seat, index))
     opponent = population.opponent(float(rng.random()))
     length = stream_length(spec)
@@ -216,7 +210,6 @@ def information_differences(
                 budget,
                 informed,
                 stats,
-                interpreted=interpreted,
             )
             for informed in (True, False)
         ]

@@ -6,7 +6,7 @@ seat's whole history of seen events, so rebuilding it from the state at every de
 the whole deal in Python.  ``DealKeys`` walks a deal once per seat, naming only the events and
 moves added since its last call; ``key(state, seat)`` equals ``abstract_state`` (the tests
 check it at every decision, for both seats, of many deals).  (The screening's coarse states
-are counted in the compiled loop: ``engines.gbg.batch_random.coarse_random_play``.)
+are counted in the kernel: ``engines.gbg.batch_random.coarse_random_play``.)
 
 (Replacing the event history by an id in a prefix table shared by a count's deals gives the
 same count, but measured 13% slower on pool games: their histories are short, and a Python

@@ -23,8 +23,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from engines.axes.menus import reduce_menu
-from engines.gbg.batch import FixedChanceTree, Node, Resolver
 from engines.gbg.engine import CARD_EVENTS, CHANCE, PAIR_EVENTS, PUBLIC, TERMINAL, State, new_deal
+from engines.gbg.fixed_chance import FixedChanceTree, Node, Resolver
 from engines.gbg.spec import SEATS, GameSpec
 from engines.gbg.structure import max_decisions
 
@@ -242,7 +242,7 @@ def play_out(
 
 
 def chance_resolver(rank: Sequence[int], aux: list[float]) -> Resolver:
-    """The resolver of a ``FixedChanceTree`` (``engines.gbg.batch``) for a deal whose chance
+    """The resolver of a ``FixedChanceTree`` (``engines.gbg.fixed_chance``) for a deal whose chance
     is the card order ``rank`` and the stream ``aux``: it settles chance exactly as
     ``play_out`` does, the cursor being the stream's read position."""
 

@@ -44,6 +44,7 @@ from engines.axes.play import (
     play_tree,
     stream_length,
 )
+from engines.backend import kernel_plays
 from engines.gbg.engine import State, new_deal
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
@@ -172,22 +173,21 @@ def scores_against_l0(
     seeds: Sequence[int],
     deals: Sequence[tuple[int, int]],
     max_amounts: int,
-    *,
-    interpreted: bool = False,
 ) -> list[float]:
     """``score_against_l0`` of every strategy in ``seeds``.  Every member plays the same deals,
-    so each deal is a ``FixedChanceTree`` (``engines.gbg.batch``) the members walk in turn:
-    the same deals, move for move, as interpreting each (``interpreted=True``, the reference
-    the tests compare with)."""
+    so each deal is a ``FixedChanceTree`` (``engines.gbg.fixed_chance``) the members walk in turn:
+    the same deals, move for move, as interpreting each (the ``reference`` backend of
+    ``engines.backend``, which the tests compare with)."""
     members = [strategy(s) for s in seeds]
     length = stream_length(spec)
     totals = [0] * len(members)
+    memoised = kernel_plays()
     for k, (chance_seed, move_seed) in enumerate(deals):
         chance = draw_chance(spec, np.random.default_rng(chance_seed))
         uniforms = np.random.default_rng(move_seed).random(length).tolist()
         seat = k % 2
         start = new_deal(spec, explicit_chance=True)
-        tree = None if interpreted else fixed_chance_tree(start, chance.rank, chance.aux)
+        tree = fixed_chance_tree(start, chance.rank, chance.aux) if memoised else None
         for j, member in enumerate(members):
             policies: list[Policy] = [L0, L0]
             policies[seat] = member

@@ -37,6 +37,7 @@ from engines.axes.play import (
 )
 from engines.axes.population import Population
 from engines.axes.worlds import World, WorldSampler, replay_steps
+from engines.backend import kernel_plays
 from engines.gbg.rng import derive_seed
 from engines.gbg.spec import GameSpec
 
@@ -72,14 +73,12 @@ def action_values(
     population: Population,
     budget: AxisBudget,
     seed: int,
-    *,
-    interpreted: bool = False,
 ) -> ActionTable:
     """Replay every action of ``decision`` under the common contexts (module docstring).
 
-    The replays of a world walk one ``FixedChanceTree`` (``engines.gbg.batch``): the same
-    deals, move for move, as interpreting each from the world's state, which
-    ``interpreted=True`` does (the reference the tests compare with)."""
+    The replays of a world walk one ``FixedChanceTree`` (``engines.gbg.fixed_chance``): the same
+    deals, move for move, as interpreting each from the world's state, which the
+    ``reference`` backend of ``engines.backend`` does (the tests compare the two)."""
     rng = np.random.default_rng(decision_seed(seed, decision))
     seat = decision.seat
     n_k, n_t, n_w = budget.continuations, budget.opponents, budget.worlds
@@ -105,7 +104,7 @@ def action_values(
     moves = rng.random((n_k, n_t, n_w, stream_length(spec)))
     values = np.empty((len(actions), n_k, n_t, n_w))
     max_amounts = budget.max_amounts
-    replay = _replay_interpreted if interpreted else _replay_memoised
+    replay = _replay_memoised if kernel_plays() else _replay_interpreted
     for w, world in enumerate(worlds):
         renamed = [world.actions[a] for a in actions]
         contexts = moves[:, :, w]

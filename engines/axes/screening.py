@@ -59,6 +59,7 @@ from engines.axes.play import (
 )
 from engines.axes.population import L0, strategy, strategy_seeds
 from engines.axes.worlds import replay_steps
+from engines.backend import kernel_plays
 from engines.gbg.batch_random import coarse_random_play, l0_rollouts
 from engines.gbg.engine import CARD_EVENTS, CHANCE, PAIR_EVENTS, PUBLIC, State, new_deal
 from engines.gbg.rng import derive_seed, derive_seeds
@@ -104,15 +105,13 @@ def _offers_amounts(menu: tuple[str, ...]) -> bool:
     return sum(amount_of(a) is not None for a in menu) >= 2
 
 
-def _random_play(
-    spec: GameSpec, deals: int, seed: int, interpreted: bool = False
-) -> dict[str, float]:
-    """State space, temporal depth and risk from uniformly random deals: compiled
+def _random_play(spec: GameSpec, deals: int, seed: int) -> dict[str, float]:
+    """State space, temporal depth and risk from uniformly random deals: on the kernel
     (``batch_random.coarse_random_play``: the same deals, moves and states), or on the
-    interpreter (``interpreted=True``, the reference, and the path of a game the compiled
-    loop hands back because the interpreter raises on it)."""
+    interpreter (the ``reference`` backend, and the path of a game the kernel hands back
+    because the interpreter raises on it)."""
     rng = random.Random(derive_seed(seed, 0x5C1))
-    if not interpreted:
+    if kernel_plays():
         played = coarse_random_play(spec, derive_seeds(seed, 0x5C2, count=deals), rng)
         if played is not None:
             multi = played.multi
@@ -190,9 +189,7 @@ def _l0_leads(
     return None if returns is None else [2 * int(r) for r in returns.tolist()]
 
 
-def _information_sensitivity(
-    spec: GameSpec, budget: ScreeningBudget, seed: int, interpreted: bool = False
-) -> float:
+def _information_sensitivity(spec: GameSpec, budget: ScreeningBudget, seed: int) -> float:
     rng = np.random.default_rng(derive_seed(seed, 0x5C3))
     length = stream_length(spec)
     plays = budget.plays_per_card_deal
@@ -201,13 +198,14 @@ def _information_sensitivity(
         chance = draw_chance(spec, rng)
         draws.append((chance, [rng.random(length).tolist() for _ in range(plays)]))
     leads = np.empty((budget.card_deals, plays))
-    if not interpreted and _information_compiled(spec, draws, leads):
+    interpreted = not kernel_plays()  # the reference: interpret every play
+    if not interpreted and _information_on_kernel(spec, draws, leads):
         return _variance_share(leads)
     for i, (chance, moves) in enumerate(draws):
-        # The plays of one card order walk one fixed-chance tree (engines.gbg.batch).
+        # The plays of one card order walk one fixed-chance tree (engines.gbg.fixed_chance).
         tree = fixed_chance_tree(new_deal(spec, explicit_chance=True), chance.rank, chance.aux)
         for j, uniforms in enumerate(moves):
-            if interpreted:  # the reference: interpret the play
+            if interpreted:
                 state = new_deal(spec, explicit_chance=True)
                 moves_j = Stream(uniforms)
                 play_out(state, (L0, L0), chance.rank, chance.stream(), moves_j, MAX_AMOUNTS)
@@ -219,12 +217,12 @@ def _information_sensitivity(
     return _variance_share(leads)
 
 
-def _information_compiled(
+def _information_on_kernel(
     spec: GameSpec, draws: list[tuple[Chance, list[list[float]]]], leads: np.ndarray
 ) -> bool:
-    """Fill ``leads`` with the plays ``play_out`` would play, on the compiled loop: each card
+    """Fill ``leads`` with the plays ``play_out`` would play, on the kernel: each card
     order is interpreted to its first decision with two or more actions (chance and forced
-    moves draw no move uniform), the first move is chosen there, and the compiled loop plays
+    moves draw no move uniform), the first move is chosen there, and the kernel plays
     the rest of every play in one call.  False (``leads`` to be refilled) when a deal needs
     the interpreter."""
     starts: list[State] = []
@@ -260,10 +258,9 @@ def _information_compiled(
     return True
 
 
-def _opponent_modelling(
-    spec: GameSpec, budget: ScreeningBudget, seed: int, interpreted: bool = False
-) -> float:
+def _opponent_modelling(spec: GameSpec, budget: ScreeningBudget, seed: int) -> float:
     rng = np.random.default_rng(derive_seed(seed, 0x5C4))
+    interpreted = not kernel_plays()  # the reference: interpret every play
     length = stream_length(spec)
     opponents = [strategy(s) for s in strategy_seeds(derive_seed(seed, 0x5C5), budget.opponents)]
     deals = [
@@ -272,13 +269,13 @@ def _opponent_modelling(
     ]
     leads = np.empty((len(opponents), len(deals)))
     for d, (chance, uniforms) in enumerate(deals):
-        # Every opponent meets this deal: one fixed-chance tree (engines.gbg.batch).
+        # Every opponent meets this deal: one fixed-chance tree (engines.gbg.fixed_chance).
         tree = fixed_chance_tree(new_deal(spec, explicit_chance=True), chance.rank, chance.aux)
         seat = d % 2
         for o, opponent in enumerate(opponents):
             policies: list[Policy] = [L0, L0]
             policies[1 - seat] = opponent
-            if interpreted:  # the reference: interpret the play
+            if interpreted:
                 state = new_deal(spec, explicit_chance=True)
                 moves = Stream(uniforms)
                 play_out(state, policies, chance.rank, chance.stream(), moves, MAX_AMOUNTS)
@@ -337,18 +334,16 @@ def _brittleness(spec: GameSpec, budget: ScreeningBudget, seed: int) -> float:
     return float(np.mean(changes)) / sd if sd > 0 else 0.0
 
 
-def screening_axes(
-    spec: GameSpec, budget: ScreeningBudget, seed: int = 0, *, interpreted: bool = False
-) -> dict[str, float]:
+def screening_axes(spec: GameSpec, budget: ScreeningBudget, seed: int = 0) -> dict[str, float]:
     """The six screening axes of ``spec`` (see the module docstring).
 
     Information sensitivity and opponent modelling play many deals under one card order:
-    they walk fixed-chance trees (``engines.gbg.batch``), the same deals move for move as
+    they walk fixed-chance trees (``engines.gbg.fixed_chance``), the same deals move for move as
     interpreting them; the random-play count builds its coarse states incrementally
-    (``_random_play_incremental``).  ``interpreted=True`` does neither (the reference)."""
-    out = _random_play(spec, budget.random_deals, seed, interpreted)
-    out["information_sensitivity"] = _information_sensitivity(spec, budget, seed, interpreted)
-    out["opponent_modelling"] = _opponent_modelling(spec, budget, seed, interpreted)
+    (``_random_play_incremental``).  The ``reference`` backend does neither."""
+    out = _random_play(spec, budget.random_deals, seed)
+    out["information_sensitivity"] = _information_sensitivity(spec, budget, seed)
+    out["opponent_modelling"] = _opponent_modelling(spec, budget, seed)
     out["brittleness"] = _brittleness(spec, budget, seed)
     return {name: out[name] for name in SCREENING_AXES}
 

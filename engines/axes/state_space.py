@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.axes.keys import DealKeys
+from engines.backend import kernel_plays
 from engines.gbg.batch_random import abstract_random_play
 from engines.gbg.engine import new_deal
 from engines.gbg.rng import derive_seed, derive_seeds
@@ -32,15 +33,15 @@ class StateSpace:
     deals: int
 
 
-def state_space(spec: GameSpec, deals: int, seed: int, *, interpreted: bool = False) -> StateSpace:
-    """Count abstracted information states over ``deals`` uniformly random deals: in the
-    compiled loop (``engines.gbg.batch_random.abstract_random_play``: the same deals, moves
-    and states), or on the interpreter (``interpreted=True``, the reference, with the keys
-    built incrementally by ``engines.axes.keys.DealKeys``; also the path of a game the
-    compiled loop hands back because the interpreter raises on it)."""
+def state_space(spec: GameSpec, deals: int, seed: int) -> StateSpace:
+    """Count abstracted information states over ``deals`` uniformly random deals: on the
+    kernel (``engines.gbg.batch_random.abstract_random_play``: the same deals, moves and
+    states), or on the interpreter (the ``reference`` backend, with the keys built
+    incrementally by ``engines.axes.keys.DealKeys``; also the path of a game the kernel hands
+    back because the interpreter raises on it)."""
     rng = random.Random(derive_seed(seed, 0x55A))
     counts: tuple[int, int] | None = None
-    if not interpreted:
+    if kernel_plays():
         played = abstract_random_play(spec, derive_seeds(seed, 0x55B, count=deals), rng)
         counts = None if played is None else played.distinct
     if counts is None:

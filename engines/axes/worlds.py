@@ -43,7 +43,7 @@ class World:
     ``actions`` maps each action of the real menu to its name in this world (a swap names its
     card, which the uninformed player's world may have renamed).  ``state`` may be shared
     with other worlds of the same decision that re-dealt the same cards: read it, and clone
-    it before moving it (``FixedChanceTree`` and the compiled rollouts only read it).
+    it before moving it (``FixedChanceTree`` and the kernel's rollouts only read it).
     """
 
     state: State

@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engines.backend import kernel_plays
 from engines.gbg.batch_random import random_play
 from engines.gbg.engine import new_deal
 from engines.gbg.spec import GameSpec
@@ -72,15 +73,13 @@ def evaluate(
     spec: GameSpec,
     settings: AcceptanceSettings | None = None,
     seed: int = 0,
-    *,
-    interpreted: bool = False,
 ) -> dict[str, Any]:
     """Simulate ``settings.deals`` uniform random deals (and more while a branch's life is
     undecided, see the module docstring); return the verdict and its figures.
 
-    The deals are played by the compiled loop (``engines.gbg.batch_random``), the same deals
-    as the interpreter's for the same seeds; ``interpreted=True``, or a game the loop hands
-    back, plays them on the interpreter (the reference)."""
+    The deals are played by the kernel (``engines.gbg.batch_random``), the same deals as the
+    interpreter's for the same seeds; the ``reference`` backend (``engines.backend``), or
+    a game the kernel hands back, plays them on the interpreter."""
     settings = settings or AcceptanceSettings()
     n_phases = len(spec.phases)
     conditions = [
@@ -89,7 +88,7 @@ def evaluate(
         for k, e in enumerate(p.next)
         if e.when is not None
     ]
-    player = _Player(spec, seed, conditions, interpreted)
+    player = _Player(spec, seed, conditions, not kernel_plays())
     played = player.play(settings.deals)
     decisions, alice_wins, bob_wins, fired, evaluated, held = played
     deals = settings.deals
@@ -199,7 +198,7 @@ def _decide_dead(
 
 class _Player:
     """The filter's deals, in order: play seeds ``seed * 1_000_003 + d`` for d = 0, 1, ...
-    and one move stream (``random.Random(seed)``), on the compiled loop or the interpreter;
+    and one move stream (``random.Random(seed)``), on the kernel or the interpreter;
     each call to ``play`` continues where the last one stopped."""
 
     def __init__(
@@ -224,7 +223,7 @@ class _Player:
 
 
 def _play_batch(spec: GameSpec, seeds: range, moves: random.Random) -> Counters | None:
-    """Deals on the compiled loop (None: play them on the interpreter; ``moves`` is then left
+    """Deals on the kernel (None: play them on the interpreter; ``moves`` is then left
     as it was)."""
     out = random_play(spec, seeds, moves)
     if out is None:

@@ -1,7 +1,7 @@
-"""The compiled play loop: deals of one game on flat tables, in machine code (numba).
+"""The play kernel: deals of one game on flat tables, in machine code (numba).
 
 This is a second implementation of the rules of ``engines.gbg.phases``, ``engines.gbg.state``
-and the showdown metrics of ``engines.gbg.compiled``, written over the flat tables of
+and the showdown metrics of ``engines.gbg.rules``, written over the flat tables of
 ``engines.gbg.batch_random`` and compiled by numba (cached on disk after the first use).  One
 loop serves two entry points:
 
@@ -26,9 +26,11 @@ is a cache of it in another language, not a second definition of the rules.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit, uint64
 
 # --- table layout (engines.gbg.batch_tables fills these) ----------------------------------------
@@ -98,14 +100,33 @@ AMOUNT_BASE = 1 << 40
 # A helper that allocated would fail to compile ("NRT required but not enabled").  The option
 # goes through a dict because numba's type stubs do not declare it.
 _HELPER_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False}
-_helper = njit(**_HELPER_OPTIONS)
+
+Table = npt.NDArray[Any]
+"""An array of the tables or of a deal's state (int64, uint64 or float64, as ``batch_random``
+builds it); numba compiles one version per dtype and layout it meets."""
+
+Whole = int | np.integer[Any]
+"""An integer of the loop: a Python int where numba types it int64, or a numpy integer."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _helper(fn: F) -> F:
+    """A function of the loop, compiled into its callers without reference counting."""
+    return cast(F, njit(**_HELPER_OPTIONS)(fn))
+
+
+def _entry(fn: F) -> F:
+    """An entry point of the kernel (or the loop they share), compiled and cached on disk."""
+    return cast(F, njit(cache=True)(fn))
+
 
 _MUL = uint64(6364136223846793005)
 _INC = uint64(1442695040888963407)
 
 
 @_helper
-def _seed(seed):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _seed(seed: np.uint64) -> np.uint64:
     """The generator's first state for the uint64 ``seed`` (``rng.splitmix64``)."""
     z = seed + uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> uint64(30))) * uint64(0xBF58476D1CE4E5B9)
@@ -114,7 +135,7 @@ def _seed(seed):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @_helper
-def _below(rng, n):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _below(rng: Table, n: int) -> int:
     """An int below ``n`` from the LCG state ``rng[0]``, advanced (``DealRng.below``)."""
     s = rng[0] * _MUL + _INC
     rng[0] = s
@@ -127,7 +148,7 @@ _MASK32 = uint64(0xFFFFFFFF)
 
 
 @_helper
-def _mt_next(mt, at):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _mt_next(mt: Table, at: Table) -> np.uint64:
     """The next 32-bit output of the Mersenne Twister ``mt`` (624 words, position ``at[0]``):
     CPython's ``genrand_uint32`` (Modules/_randommodule.c), word for word."""
     if at[0] >= _MT_N:
@@ -145,11 +166,11 @@ def _mt_next(mt, at):  # type: ignore[no-untyped-def]  # pragma: no cover
     y ^= (y << uint64(7)) & uint64(0x9D2C5680)
     y ^= (y << uint64(15)) & uint64(0xEFC60000)
     y ^= y >> uint64(18)
-    return y & _MASK32
+    return np.uint64(y & _MASK32)
 
 
 @_helper
-def _mt_random(mt, at):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _mt_random(mt: Table, at: Table) -> float:
     """``random.random()`` on the twister's state: 53 bits from two outputs."""
     a = _mt_next(mt, at) >> uint64(5)
     b = _mt_next(mt, at) >> uint64(6)
@@ -157,7 +178,7 @@ def _mt_random(mt, at):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @_helper
-def _fold_a(h, x):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _fold_a(h: np.uint64, x: Whole) -> np.uint64:
     """Fold the integer ``x`` into the hash ``h`` (SplitMix64's finaliser)."""
     z = h ^ (uint64(x + 8) * uint64(0x9E3779B97F4A7C15) + (h << uint64(6)) + (h >> uint64(2)))
     z = (z ^ (z >> uint64(30))) * uint64(0xBF58476D1CE4E5B9)
@@ -166,7 +187,7 @@ def _fold_a(h, x):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @_helper
-def _fold_b(h, x):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _fold_b(h: np.uint64, x: Whole) -> np.uint64:
     """Fold ``x`` into ``h`` by a second, independent mix (MurmurHash3's finaliser), so
     that a key is two 64-bit hashes: two different keys collide with probability 2^-128."""
     z = (h + uint64(x + 8) * uint64(0xC2B2AE3D27D4EB4F)) ^ (h >> uint64(29))
@@ -176,13 +197,13 @@ def _fold_b(h, x):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @_helper
-def _fold(H, row, x):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _fold(H: Table, row: int, x: Whole) -> None:
     H[row, 0] = _fold_a(H[row, 0], x)
     H[row, 1] = _fold_b(H[row, 1], x)
 
 
 @_helper
-def _event(EV, vis, kind, who, a, b, c):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _event(EV: Table, vis: int, kind: int, who: int, a: int, b: int, c: int) -> None:
     """Log an event into the history of each seat that sees it (``vis``: a seat or
     ``VIS_PUBLIC``): its kind, who, and its data ``a, b, c``.  ``EV`` holds per seat its two
     hashes and the kind of key (``EV[:, 2]``: 0 coarse, 1 abstracted), or no rows when the run
@@ -212,27 +233,38 @@ CHANCE_RNG, CHANCE_ORDER = 0, 1
 
 
 @_helper
-def _pick(rng, C, aux, n):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _pick(rng: Table, C: Table, aux: Table, n: int) -> int:
     """A uniform index below ``n`` (a random pick)."""
     if C[0] == CHANCE_RNG:
         return _below(rng, n)
     u = aux[C[1] % aux.shape[0]]
     C[1] += 1
-    return np.int64(u * n)
+    return int(u * n)
 
 
 @_helper
-def _coin(rng, C, aux, percent):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _coin(rng: Table, C: Table, aux: Table, percent: int) -> bool:
     """True with probability ``percent`` percent (a risk coin)."""
     if C[0] == CHANCE_RNG:
         return _below(rng, 100) < percent
     u = aux[C[1] % aux.shape[0]]
     C[1] += 1
-    return u < percent / 100.0
+    return bool(u < percent / 100.0)
 
 
 @_helper
-def _deal_card(S, deck, hands, board, rng, C, rank, EV, CT, dest):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _deal_card(
+    S: Table,
+    deck: Table,
+    hands: Table,
+    board: Table,
+    rng: Table,
+    C: Table,
+    rank: Table,
+    EV: Table,
+    CT: Table,
+    dest: int,
+) -> None:
     """A card request: the deck's top card if one was peeked at, else a draw: uniform from the
     generator, or the first card of the order still in the deck."""
     if S[S_TOP] >= 0:
@@ -264,7 +296,7 @@ def _deal_card(S, deck, hands, board, rng, C, rank, EV, CT, dest):  # type: igno
 
 
 @_helper
-def _pay(M, seat, amount):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _pay(M: Table, seat: int, amount: int) -> int:
     if amount > M[0, seat]:
         amount = M[0, seat]
     M[0, seat] -= amount
@@ -274,7 +306,20 @@ def _pay(M, seat, amount):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @_helper
-def _seat_test(kind, rank, phase, option, pos, seat, S, hands, M, positions, choices, CT):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _seat_test(
+    kind: int,
+    rank: int,
+    phase: int,
+    option: int,
+    pos: int,
+    seat: int,
+    S: Table,
+    hands: Table,
+    M: Table,
+    positions: Table,
+    choices: Table,
+    CT: Table,
+) -> bool:
     if kind == HOLDS_PAIR:
         n = S[S_HN0 + seat]
         for i in range(n):
@@ -288,37 +333,39 @@ def _seat_test(kind, rank, phase, option, pos, seat, S, hands, M, positions, cho
                 return True
         return False
     if kind == CHIP_LEADER:
-        return M[0, seat] > M[0, 1 - seat]
+        return bool(M[0, seat] > M[0, 1 - seat])
     if kind == CHOSE:
-        return choices[phase, seat] == option
-    return positions[pos] == seat  # HOLDS_POSITION
+        return bool(choices[phase, seat] == option)
+    return bool(positions[pos] == seat)  # HOLDS_POSITION
 
 
 @_helper
-def _predicate(q, PR, S, hands, M, positions, choices, CT):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _predicate(
+    q: int, PR: Table, S: Table, hands: Table, M: Table, positions: Table, choices: Table, CT: Table
+) -> bool:
     negate = PR[q, Q_NEGATE] != 0
     kind = PR[q, Q_KIND]
     if kind == POT_AT_LEAST:
-        return (M[1, 0] + M[1, 1] >= PR[q, Q_AMOUNT]) != negate
+        return bool((M[1, 0] + M[1, 1] >= PR[q, Q_AMOUNT]) != negate)
     rank, phase, option, pos = PR[q, Q_RANK], PR[q, Q_PHASE], PR[q, Q_OPTION], PR[q, Q_POS]
     who = PR[q, Q_WHO]
     if who == W_ALICE or who == W_BOB:  # noqa: SIM109 (numba: plain loops and comparisons)
         seat = 0 if who == W_ALICE else 1
-        return (
+        return bool(
             _seat_test(kind, rank, phase, option, pos, seat, S, hands, M, positions, choices, CT)
             != negate
         )
     t0 = _seat_test(kind, rank, phase, option, pos, 0, S, hands, M, positions, choices, CT)
     t1 = _seat_test(kind, rank, phase, option, pos, 1, S, hands, M, positions, choices, CT)
     if who == W_EITHER:
-        return (t0 or t1) != negate
+        return bool((t0 or t1) != negate)
     if who == W_BOTH:
-        return (t0 and t1) != negate
-    return (not (t0 or t1)) != negate
+        return bool((t0 and t1) != negate)
+    return bool((not (t0 or t1)) != negate)
 
 
 @_helper
-def _compare(a, la, b, lb):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _compare(a: Table, la: int, b: Table, lb: int) -> int:
     """Python's ordering of two sequences: 1 if a > b, -1 if a < b, 0 if equal."""
     n = la if la < lb else lb
     for i in range(n):
@@ -330,7 +377,7 @@ def _compare(a, la, b, lb):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @_helper
-def _sort_desc(x, n):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _sort_desc(x: Table, n: int) -> None:
     for i in range(1, n):
         v = x[i]
         j = i - 1
@@ -341,7 +388,7 @@ def _sort_desc(x, n):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @_helper
-def _sort_asc(x, n):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _sort_asc(x: Table, n: int) -> None:
     for i in range(1, n):
         v = x[i]
         j = i - 1
@@ -352,7 +399,7 @@ def _sort_asc(x, n):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @_helper
-def _straight_high(present):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _straight_high(present: Table) -> int:
     """The top of the highest five-long run in the value set ``present`` (an ace, 14, also
     plays as 1), or 0."""
     n = present.shape[0]
@@ -370,8 +417,10 @@ def _straight_high(present):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @_helper
-def _best_five(values, suits, n, n_suits, out, W, B):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """``engines.gbg.compiled.best_five`` into ``out``; returns the key's length."""
+def _best_five(
+    values: Table, suits: Table, n: int, n_suits: int, out: Table, W: Table, B: Table
+) -> int:
+    """``engines.gbg.rules.best_five`` into ``out``; returns the key's length."""
     size = 102
     # Scratch rows of the workspace (no allocation per showdown).
     order, flush, buf, counts = W[8], W[9], W[7], W[3]
@@ -501,7 +550,20 @@ def _best_five(values, suits, n, n_suits, out, W, B):  # type: ignore[no-untyped
 
 
 @_helper
-def _showdown_key(seat, S, hands, board, M, CT, MET, RULES, n_suits, out, W, B):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _showdown_key(
+    seat: int,
+    S: Table,
+    hands: Table,
+    board: Table,
+    M: Table,
+    CT: Table,
+    MET: Table,
+    RULES: Table,
+    n_suits: int,
+    out: Table,
+    W: Table,
+    B: Table,
+) -> int:
     """The seat's showdown key into ``out`` (compared as Python compares tuples); its length,
     or -1 when the reference would fail on an empty hand."""
     kind, use_board = MET[0], MET[1] != 0
@@ -533,7 +595,7 @@ def _showdown_key(seat, S, hands, board, M, CT, MET, RULES, n_suits, out, W, B):
         for i in range(n):
             out[1 + i] = CT[0, cards[i]]
         _sort_desc(out[1:], n)
-        return 1 + n
+        return int(1 + n)
     if kind == M_PAIR_WITH_BOARD:
         if hn == 0:
             return -1
@@ -559,14 +621,14 @@ def _showdown_key(seat, S, hands, board, M, CT, MET, RULES, n_suits, out, W, B):
 
 
 @_helper
-def _measure(crit, seat, S, hands, M, CT, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _measure(crit: int, seat: int, S: Table, hands: Table, M: Table, CT: Table, out: Table) -> int:
     """A position criterion's measure of ``seat`` into ``out``; its length."""
     hn = S[S_HN0 + seat]
     if crit == 0:  # high card
         for i in range(hn):
             out[i] = CT[0, hands[seat, i]]
         _sort_desc(out, hn)
-        return hn
+        return int(hn)
     if crit == 1 or crit == 2:  # high sum, low sum
         total = 0
         for i in range(hn):
@@ -585,7 +647,9 @@ def _measure(crit, seat, S, hands, M, CT, out):  # type: ignore[no-untyped-def] 
 
 
 @_helper
-def _peek_opponent(seat, S, hands, rng, C, aux, EV, CT):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _peek_opponent(
+    seat: int, S: Table, hands: Table, rng: Table, C: Table, aux: Table, EV: Table, CT: Table
+) -> None:
     """``seat`` sees a uniformly chosen card of the opponent's hand (one pick, if any)."""
     if S[S_HN0 + 1 - seat] > 0:
         k = _pick(rng, C, aux, S[S_HN0 + 1 - seat])
@@ -593,7 +657,9 @@ def _peek_opponent(seat, S, hands, rng, C, aux, EV, CT):  # type: ignore[no-unty
 
 
 @_helper
-def _betting_decide(p, seat, S, M, P, SZ, menu, W):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _betting_decide(
+    p: int, seat: int, S: Table, M: Table, P: Table, SZ: Table, menu: Table, W: Table
+) -> None:
     opp = 1 - seat
     facing = M[2, opp] - M[2, seat]
     limit = M[0, seat] - facing
@@ -642,7 +708,7 @@ def _betting_decide(p, seat, S, M, P, SZ, menu, W):  # type: ignore[no-untyped-d
 
 
 @_helper
-def _options(p, seat, S, M, P, SZ, menu):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _options(p: int, seat: int, S: Table, M: Table, P: Table, SZ: Table, menu: Table) -> None:
     """Set the menu of a simultaneous round or an auction for ``seat``."""
     m = 0
     if P[p, K_KIND] == SIMULTANEOUS:
@@ -660,7 +726,7 @@ def _options(p, seat, S, M, P, SZ, menu):  # type: ignore[no-untyped-def]  # pra
 
 
 @_helper
-def _two(S, seat, a, b, menu):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _two(S: Table, seat: int, a: int, b: int, menu: Table) -> None:
     """A menu of one or two options (codes ``a`` then ``b``; ``b`` < 0 for none)."""
     menu[0, 0] = a
     m = 1
@@ -673,7 +739,7 @@ def _two(S, seat, a, b, menu):  # type: ignore[no-untyped-def]  # pragma: no cov
 
 
 @_helper
-def _queue(S, who, positions, pos):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _queue(S: Table, who: int, positions: Table, pos: int) -> None:
     """The seats of ``who`` (alice, bob, both, or a position's holder) as the phase's queue."""
     if who == 3:
         holder = positions[pos]
@@ -689,15 +755,30 @@ def _queue(S, who, positions, pos):  # type: ignore[no-untyped-def]  # pragma: n
 
 
 @_helper
-def _pop(S):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _pop(S: Table) -> int:
     seat = S[S_Q0]
     S[S_Q0] = S[S_Q1]
     S[S_QN] -= 1
-    return seat
+    return int(seat)
 
 
 @_helper
-def _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux, EV, CT):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _look(
+    p: int,
+    seat: int,
+    S: Table,
+    deck: Table,
+    hands: Table,
+    board: Table,
+    M: Table,
+    P: Table,
+    rng: Table,
+    C: Table,
+    rank: Table,
+    aux: Table,
+    EV: Table,
+    CT: Table,
+) -> None:
     """A peek: the opponent's card or the deck's top card, then the risk coin."""
     if P[p, K_TARGET] == 0:
         _peek_opponent(seat, S, hands, rng, C, aux, EV, CT)
@@ -713,7 +794,18 @@ def _look(p, seat, S, deck, hands, board, M, P, rng, C, rank, aux, EV, CT):  # t
 
 
 @_helper
-def _settle(winner, S, hands, M, P, PR, positions, choices, CT, side):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _settle(
+    winner: int,
+    S: Table,
+    hands: Table,
+    M: Table,
+    P: Table,
+    PR: Table,
+    positions: Table,
+    choices: Table,
+    CT: Table,
+    side: Table,
+) -> None:
     S[S_WINNER] = winner
     if winner < 0:
         M[0, 0] += M[1, 0]
@@ -754,7 +846,7 @@ def _settle(winner, S, hands, M, P, PR, positions, choices, CT, side):  # type: 
 
 
 @_helper
-def _reduced(p, P, SZ, menu, m, max_amounts, W):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _reduced(p: int, P: Table, SZ: Table, menu: Table, m: int, max_amounts: int, W: Table) -> int:
     """A(I) of the menu (``engines.axes.menus.reduce_menu``): its entries' indices into
     ``W[10]``, in menu order; returns how many.  Amounts (a round's bets or raises, an
     auction's bids) beyond ``max_amounts`` keep the smallest ``max_amounts - 2``, the largest
@@ -799,7 +891,7 @@ def _reduced(p, P, SZ, menu, m, max_amounts, W):  # type: ignore[no-untyped-def]
 
 
 @_helper
-def _swap_menu(seat, S, hands, CT, menu):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _swap_menu(seat: int, S: Table, hands: Table, CT: Table, menu: Table) -> None:
     """keep, then one entry per distinct label in the seat's hand, labels sorted."""
     menu[0, 0] = -1
     m = 1
@@ -819,7 +911,9 @@ def _swap_menu(seat, S, hands, CT, menu):  # type: ignore[no-untyped-def]  # pra
 
 
 @_helper
-def _redecide(S, hands, M, P, SZ, CT, menu, W):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _redecide(
+    S: Table, hands: Table, M: Table, P: Table, SZ: Table, CT: Table, menu: Table, W: Table
+) -> None:
     """Rebuild the menu of the decision pending in ``S`` (a state loaded mid-deal)."""
     p, seat = S[S_PHASE], S[S_PLAYER]
     kind = P[p, K_KIND]
@@ -843,7 +937,7 @@ _KEY_B = uint64(0x13198A2E03707344)
 
 
 @_helper
-def _offers_amounts(kind, menu, m):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _offers_amounts(kind: int, menu: Table, m: int) -> bool:
     """Whether a menu offers two or more amounts (``engines.axes.screening._offers_amounts``:
     bets or raises of a round, an auction's bids; an option's name has no space, so it never
     reads as an amount)."""
@@ -859,7 +953,9 @@ def _offers_amounts(kind, menu, m):  # type: ignore[no-untyped-def]  # pragma: n
 
 
 @_helper
-def _action_id(kind, p, code, amount, opened, SZ, SIM, coarse):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _action_id(
+    kind: int, p: int, code: int, amount: int, opened: int, SZ: Table, SIM: Table, coarse: int
+) -> int:
     """The number of the action string of menu entry (``code``, ``amount``) of phase ``p``
     (a round's verb is ``raise`` once it is ``opened``); ``coarse``: the string without its
     amount (``engines.axes.menus.coarse_action``)."""
@@ -876,7 +972,7 @@ def _action_id(kind, p, code, amount, opened, SZ, SIM, coarse):  # type: ignore[
     if kind == AUCTION:
         return N_BID if coarse else AMOUNT_BASE + 4 * SZ[p, code] + 2
     if kind == SIMULTANEOUS:
-        return SIM[p, code, 2]
+        return int(SIM[p, code, 2])
     if kind == SWAP:
         return N_KEEP if code < 0 else SWAP_BASE + code
     if kind == PEEK:
@@ -887,7 +983,7 @@ def _action_id(kind, p, code, amount, opened, SZ, SIM, coarse):  # type: ignore[
 
 
 @_helper
-def _own(OWN, seat, action):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _own(OWN: Table, seat: int, action: int) -> None:
     """Record a seat's decision: ``OWN[seat]`` is the count, then the last three, a ring."""
     n = OWN[seat, 0]
     OWN[seat, 1 + n % 3] = action
@@ -895,7 +991,24 @@ def _own(OWN, seat, action):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @_helper
-def _key(p, kind, seat, S, menu, m, hands, board, M, CT, SZ, SIM, OWN, EV, KH, W):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _key(
+    p: int,
+    kind: int,
+    seat: int,
+    S: Table,
+    menu: Table,
+    m: int,
+    hands: Table,
+    board: Table,
+    M: Table,
+    CT: Table,
+    SZ: Table,
+    SIM: Table,
+    OWN: Table,
+    EV: Table,
+    KH: Table,
+    W: Table,
+) -> None:
     """The key of ``seat`` at its decision, two hashes into ``KH[0]``.  Coarse
     (``engines.axes.screening.coarse_state``): phase, menu, number of own cards, last three
     own decisions without amounts, seen events without cards.  Abstracted
@@ -937,53 +1050,53 @@ def _key(p, kind, seat, S, menu, m, hands, board, M, CT, SZ, SIM, OWN, EV, KH, W
         _fold(KH, 0, np.int64(EV[seat, lane]))
 
 
-@njit(cache=True)
-def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
-    CT,
-    P,
-    SZ,
-    SIM,
-    SIMX,
-    ET,
-    EP,
-    PR,
-    MET,
-    RULES,
-    n_suits,
-    n_positions,
-    stack,
-    ante,
-    rollout,
-    seeds,
-    uniforms,
-    mt,
-    mt_at,
-    S0,
-    deck0,
-    hands0,
-    board0,
-    M0,
-    positions0,
-    choices0,
-    side0,
-    job_start,
-    job_action,
-    ranks,
-    auxs,
-    moves,
-    max_amounts,
-    returns,
-    decisions,
-    folded,
-    fired,
-    reached,
-    evaluated,
-    held,
-    EV,
-    KEYS,
-    KN,
-    multi,
-):
+@_entry
+def _play(
+    CT: Table,
+    P: Table,
+    SZ: Table,
+    SIM: Table,
+    SIMX: Table,
+    ET: Table,
+    EP: Table,
+    PR: Table,
+    MET: Table,
+    RULES: Table,
+    n_suits: int,
+    n_positions: int,
+    stack: int,
+    ante: int,
+    rollout: bool,
+    seeds: Table,
+    uniforms: Table,
+    mt: Table,
+    mt_at: Table,
+    S0: Table,
+    deck0: Table,
+    hands0: Table,
+    board0: Table,
+    M0: Table,
+    positions0: Table,
+    choices0: Table,
+    side0: Table,
+    job_start: Table,
+    job_action: Table,
+    ranks: Table,
+    auxs: Table,
+    moves: Table,
+    max_amounts: int,
+    returns: Table,
+    decisions: Table,
+    folded: Table,
+    fired: Table,
+    reached: Table,
+    evaluated: Table,
+    held: Table,
+    EV: Table,
+    KEYS: Table,
+    KN: Table,
+    multi: Table,
+) -> tuple[int, int, int]:
     """The loop of the entry points, one deal per job (one call, so that no deal pays for
     a call).  Random play (``rollout`` false): deal ``d`` starts afresh from ``seeds[d]``,
     chance from the engine's generator, moves uniform over the full menu from ``uniforms``
@@ -1422,34 +1535,34 @@ def _play(  # type: ignore[no-untyped-def]  # pragma: no cover
     return OK, n_jobs, U[0]
 
 
-@njit(cache=True)
-def play_uniform(  # type: ignore[no-untyped-def]  # pragma: no cover
-    CT,
-    P,
-    SZ,
-    SIM,
-    SIMX,
-    ET,
-    EP,
-    PR,
-    MET,
-    RULES,
-    n_suits,
-    n_positions,
-    stack,
-    ante,
-    seeds,
-    uniforms,
-    mt,
-    mt_at,
-    returns,
-    decisions,
-    folded,
-    fired,
-    reached,
-    evaluated,
-    held,
-):
+@_entry
+def play_uniform(
+    CT: Table,
+    P: Table,
+    SZ: Table,
+    SIM: Table,
+    SIMX: Table,
+    ET: Table,
+    EP: Table,
+    PR: Table,
+    MET: Table,
+    RULES: Table,
+    n_suits: int,
+    n_positions: int,
+    stack: int,
+    ante: int,
+    seeds: Table,
+    uniforms: Table,
+    mt: Table,
+    mt_at: Table,
+    returns: Table,
+    decisions: Table,
+    folded: Table,
+    fired: Table,
+    reached: Table,
+    evaluated: Table,
+    held: Table,
+) -> tuple[int, int, int]:
     """Play one deal per seed, both seats uniform over the full menu, moves from ``uniforms``
     read in order across deals, or, when ``uniforms`` is empty, from the Mersenne Twister
     state ``mt``/``mt_at`` (advanced in place, as ``random.random()`` would advance it).
@@ -1488,38 +1601,38 @@ def play_uniform(  # type: ignore[no-untyped-def]  # pragma: no cover
     )
 
 
-@njit(cache=True)
-def _from_the_shuffle(  # type: ignore[no-untyped-def]  # pragma: no cover
-    CT,
-    P,
-    SZ,
-    SIM,
-    SIMX,
-    ET,
-    EP,
-    PR,
-    MET,
-    RULES,
-    n_suits,
-    n_positions,
-    stack,
-    ante,
-    seeds,
-    uniforms,
-    mt,
-    mt_at,
-    returns,
-    decisions,
-    folded,
-    fired,
-    reached,
-    evaluated,
-    held,
-    EV,
-    KEYS,
-    KN,
-    multi,
-):
+@_entry
+def _from_the_shuffle(
+    CT: Table,
+    P: Table,
+    SZ: Table,
+    SIM: Table,
+    SIMX: Table,
+    ET: Table,
+    EP: Table,
+    PR: Table,
+    MET: Table,
+    RULES: Table,
+    n_suits: int,
+    n_positions: int,
+    stack: int,
+    ante: int,
+    seeds: Table,
+    uniforms: Table,
+    mt: Table,
+    mt_at: Table,
+    returns: Table,
+    decisions: Table,
+    folded: Table,
+    fired: Table,
+    reached: Table,
+    evaluated: Table,
+    held: Table,
+    EV: Table,
+    KEYS: Table,
+    KN: Table,
+    multi: Table,
+) -> tuple[int, int, int]:
     """``_play`` on whole deals from the shuffle (no positions to load): the entry points of
     random play, ``play_uniform`` and ``play_keys``."""
     none = np.zeros((1, 1), np.int64)
@@ -1571,36 +1684,36 @@ def _from_the_shuffle(  # type: ignore[no-untyped-def]  # pragma: no cover
     )
 
 
-@njit(cache=True)
-def play_l0(  # type: ignore[no-untyped-def]  # pragma: no cover
-    CT,
-    P,
-    SZ,
-    SIM,
-    SIMX,
-    ET,
-    EP,
-    PR,
-    MET,
-    RULES,
-    n_suits,
-    stack,
-    S0,
-    deck0,
-    hands0,
-    board0,
-    M0,
-    positions0,
-    choices0,
-    side0,
-    job_start,
-    job_action,
-    ranks,
-    auxs,
-    moves,
-    max_amounts,
-    returns,
-):
+@_entry
+def play_l0(
+    CT: Table,
+    P: Table,
+    SZ: Table,
+    SIM: Table,
+    SIMX: Table,
+    ET: Table,
+    EP: Table,
+    PR: Table,
+    MET: Table,
+    RULES: Table,
+    n_suits: int,
+    stack: int,
+    S0: Table,
+    deck0: Table,
+    hands0: Table,
+    board0: Table,
+    M0: Table,
+    positions0: Table,
+    choices0: Table,
+    side0: Table,
+    job_start: Table,
+    job_action: Table,
+    ranks: Table,
+    auxs: Table,
+    moves: Table,
+    max_amounts: int,
+    returns: Table,
+) -> tuple[int, int]:
     """Finish many deals from loaded positions: job ``j`` starts from position
     ``job_start[j]`` (a decision, its arrays as ``engines.gbg.batch_random.load`` wrote
     them), plays entry ``job_action[j]`` of its menu, then both seats play L0 over A(I) with
@@ -1657,31 +1770,31 @@ def play_l0(  # type: ignore[no-untyped-def]  # pragma: no cover
     return status, done
 
 
-@njit(cache=True)
-def play_keys(  # type: ignore[no-untyped-def]  # pragma: no cover
-    CT,
-    P,
-    SZ,
-    SIM,
-    SIMX,
-    ET,
-    EP,
-    PR,
-    MET,
-    RULES,
-    n_suits,
-    n_positions,
-    stack,
-    ante,
-    seeds,
-    mt,
-    mt_at,
-    fine,
-    returns,
-    multi,
-    KEYS,
-    KN,
-):
+@_entry
+def play_keys(
+    CT: Table,
+    P: Table,
+    SZ: Table,
+    SIM: Table,
+    SIMX: Table,
+    ET: Table,
+    EP: Table,
+    PR: Table,
+    MET: Table,
+    RULES: Table,
+    n_suits: int,
+    n_positions: int,
+    stack: int,
+    ante: int,
+    seeds: Table,
+    mt: Table,
+    mt_at: Table,
+    fine: int,
+    returns: Table,
+    multi: Table,
+    KEYS: Table,
+    KN: Table,
+) -> tuple[int, int, int]:
     """Random play that counts information states: one deal per seed, chance from the engine's
     generator, both seats moving by ``random.Random.choice`` over the full menu on the twister
     ``mt``/``mt_at`` (advanced in place).  Writes Alice's returns and the decisions with two or

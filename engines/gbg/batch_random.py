@@ -1,4 +1,4 @@
-"""Random play in batches: a spec's flat tables and the compiled loop that plays them.
+"""Random play in batches: a spec's flat tables and the kernel that plays them.
 
 ``random_play(spec, seeds, uniforms)`` plays one deal per play seed with both seats uniform
 over the full menu, chance from ``DealRng(seed)`` as ``new_deal(spec, seed)`` draws it and
@@ -23,7 +23,7 @@ interpreter's rollouts on the slow paper-profile games at the paper budget).  Sh
 continuations (the screening's brittleness replays, a few moves each) stay on the interpreter:
 loading a state into the arrays costs more than the moves.
 
-When the compiled loop cannot play a game as the interpreter would (a menu with no action,
+When the kernel cannot play a game as the interpreter would (a menu with no action,
 an empty hand read at a showdown: the interpreter raises there), both return None and the
 caller plays on the interpreter, which raises what it raises.
 """
@@ -125,7 +125,7 @@ def choice_names(phase: object) -> list[str]:
 
 @dataclass(frozen=True)
 class Tables:
-    """A spec as the compiled loop reads it (see ``engines.gbg.batch_kernel``)."""
+    """A spec as the kernel reads it (see ``engines.gbg.batch_kernel``)."""
 
     cards: np.ndarray  # value, rank, suit, label order: one row each, by card id
     phases: np.ndarray
@@ -143,7 +143,24 @@ class Tables:
     ante: int
     position_index: dict[str, int]
 
-    def deal_arguments(self) -> tuple[object, ...]:
+    def deal_arguments(
+        self,
+    ) -> tuple[
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        int,
+        int,
+        int,
+        int,
+    ]:
         """The tables as the entry points that deal from the shuffle take them first."""
         return (
             self.cards,
@@ -282,7 +299,7 @@ def build_tables(spec: GameSpec) -> Tables:
         elif isinstance(p, SideBetPhase):
             row[k.K_COST] = p.stake
             row[k.K_PROP] = predicate(p.proposition)
-        row[k.K_STRAIGHT] = -2  # branches, unless a single plain edge (as CompiledGame.straight)
+        row[k.K_STRAIGHT] = -2  # branches, unless a single plain edge (as GameRules.straight)
         if len(p.next) == 1 and p.next[0].when is None:
             to = p.next[0].to
             row[k.K_STRAIGHT] = -1 if to == "showdown" else phase_index[to]
@@ -400,7 +417,7 @@ def random_play(
         held=np.zeros(t.edge_tests.shape, np.int64),
         uniforms_used=0,
     )
-    status, _, used = k.play_uniform(  # type: ignore[call-arg]  # numba's stub counts too few
+    status, _, used = k.play_uniform(
         *t.deal_arguments(),
         seed_array,
         uniforms,
@@ -444,7 +461,7 @@ def _seed_array(seeds: Sequence[int] | range | np.ndarray) -> np.ndarray:
 def coarse_random_play(
     spec: GameSpec, seeds: Sequence[int] | range | np.ndarray, moves: random.Random
 ) -> KeyedPlay | None:
-    """The screening's random play compiled (``engines.axes.screening._random_play``): one
+    """The screening's random play on the kernel (``engines.axes.screening._random_play``): one
     deal per play seed, chance as ``new_deal(spec, seed)`` draws it, both seats moving by
     ``moves.choice(menu)`` (``moves`` is advanced past the draws), and each seat's coarse
     state (``coarse_state``) counted at its decisions that do not offer two amounts.  None
@@ -460,7 +477,7 @@ def coarse_random_play(
 def abstract_random_play(
     spec: GameSpec, seeds: Sequence[int] | range | np.ndarray, moves: random.Random
 ) -> KeyedPlay | None:
-    """The state-space axis's random play compiled (``engines.axes.state_space``): as
+    """The state-space axis's random play on the kernel (``engines.axes.state_space``): as
     ``coarse_random_play``, with the mover's abstracted state (``State.abstract_state``)
     counted at every decision."""
     return _keyed_play(spec, seeds, moves, fine=True)
@@ -481,7 +498,7 @@ def _keyed_play(
         multi = np.zeros(deals, np.int64)
         keys = np.zeros((room, 3), np.uint64)
         written = np.zeros(1, np.int64)
-        status, _, _ = k.play_keys(  # type: ignore[call-arg]  # numba's stub counts too few
+        status, _, _ = k.play_keys(
             *t.deal_arguments(),
             seed_array,
             twister,
@@ -527,7 +544,14 @@ def python_uniforms(rng: random.Random, n: int) -> np.ndarray:
 # --- finishing deals from positions (the axes' rollouts) ---------------------------------------
 
 
-def load(spec: GameSpec, states: Sequence[State]) -> tuple[np.ndarray, ...] | None:
+Loaded = tuple[
+    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
+]
+"""Paused deals as ``batch_kernel.play_l0`` loads them: scalars, deck, hands, board, chips,
+positions, choices, side bets (one row per deal)."""
+
+
+def load(spec: GameSpec, states: Sequence[State]) -> Loaded | None:
     """The arrays of deals paused at decisions, row ``i`` for ``states[i]``, as
     ``batch_kernel.play_l0`` loads them: scalars, deck, hands, board, chips (stacks,
     contributions, this round's, points), positions, choices, side bets.  None if a state is
@@ -615,7 +639,17 @@ def l0_rollouts(
         return None
     if len(distinct) < len(starts):
         which = np.array([rows[id(state)] for state in starts], dtype=np.intp)
-        loaded = tuple(x[which] for x in loaded)
+        S, deck, hands, board, chips, positions, choices, side = loaded
+        loaded = (
+            S[which],
+            deck[which],
+            hands[which],
+            board[which],
+            chips[which],
+            positions[which],
+            choices[which],
+            side[which],
+        )
     actions = []
     for start, action in jobs:
         legal = starts[start].legal_actions()
@@ -623,7 +657,7 @@ def l0_rollouts(
             return None
         actions.append(legal.index(action))
     returns = np.zeros(len(jobs), np.int64)
-    status, _ = k.play_l0(  # type: ignore[call-arg]  # numba's stub counts too few
+    status, _ = k.play_l0(
         t.cards,
         t.phases,
         t.sizes,

@@ -7,7 +7,7 @@ is identical across deals that differ only in the opponent's cards the seat has 
 shown.  Presets run it in the tests; the generator's pool runs it on every accepted game.
 
 It is a harness over the engine, above it: it plays deals through ``engines.gbg.engine`` and
-replays them with ``engines.gbg.replay``, and no production module imports it.
+replays them with ``engines.gbg.steps``, and no production module imports it.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engines.gbg.engine import CHANCE, State, new_deal
-from engines.gbg.replay import Step, replay
 from engines.gbg.spec import GameSpec
+from engines.gbg.steps import Step, replay
 from engines.gbg.structure import max_decisions
 
 

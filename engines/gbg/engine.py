@@ -6,7 +6,7 @@ stops at chance nodes and lists their outcomes with probabilities, OpenSpiel sty
 caller (the OpenSpiel bridge, a test) chooses them.
 
 A deal is a ``State`` (``engines.gbg.state``: the moves, chance, the event log and what each
-seat may see of it).  Sampled deals of games small enough are played on the compiled game tree
+seat may see of it).  Sampled deals of games small enough are played on the memoised game tree
 (``engines.gbg.tree``), a memo of the interpreter that gives the same deal for the same seed;
 this module sits above both and chooses.  It also re-exports the state's names, so that the
 mover is imported from one place: ``from engines.gbg.engine import State, new_deal``.
@@ -14,8 +14,8 @@ mover is imported from one place: ``from engines.gbg.engine import State, new_de
 
 from __future__ import annotations
 
-from engines.gbg.compiled import compile_spec
 from engines.gbg.rng import DealRng
+from engines.gbg.rules import game_rules
 from engines.gbg.spec import GameSpec
 from engines.gbg.state import (
     CARD_EVENTS,
@@ -55,14 +55,14 @@ def new_deal(
 
     Chance comes from a generator seeded by ``play_seed`` unless ``explicit_chance``, in which
     case the deal stops at chance nodes for the caller to resolve.  Sampled deals of games
-    small enough are played on the compiled game tree (``engines.gbg.tree``) unless ``tree``
+    small enough are played on the memoised game tree (``engines.gbg.tree``) unless ``tree``
     is false; both give the same deal for the same seed.
     """
-    game = compile_spec(spec)
+    game = game_rules(spec)
     if not explicit_chance and tree and game.tree_eligible:
-        compiled_tree = game.tree
-        if compiled_tree is None:
-            compiled_tree = game.tree = GameTree(game)
-        if compiled_tree.enabled:
-            return TreeState(compiled_tree, DealRng(play_seed))
+        game_tree = game.tree
+        if game_tree is None:
+            game_tree = game.tree = GameTree(game)
+        if game_tree.enabled:
+            return TreeState(game_tree, DealRng(play_seed))
     return initial_state(game, None if explicit_chance else DealRng(play_seed))

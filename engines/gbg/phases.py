@@ -1,15 +1,15 @@
 """Phase handlers: the rules of each kind of phase, as the engine enforces them.
 
-Each handler is built once per compiled game and holds no per-deal state (that lives on the
-``State``).  ``enter`` starts the phase (dealing, assigning, or setting the first decision),
-``act`` applies a verified action of the player to move, and each ends by calling
+Each handler is built once per game's rules (``GameRules``) and holds no per-deal state (that
+lives on the ``State``).  ``enter`` starts the phase (dealing, assigning, or setting the first
+decision), ``act`` applies a verified action of the player to move, and each ends by calling
 ``state.finish_phase()``, ``state.fold(...)`` or ``state.showdown()``.  The rulebook module
 states these same rules in words; ``engines.gbg.rulebook.consistency_errors`` checks that every
 number and name used here is stated there.
 
-A handler reads only the card tables and compiled predicates of its game (``CardTables``) and
-acts on a ``State``; ``engines.gbg.compiled.CompiledGame`` builds one handler per phase, so this
-module sits between those two and the compiled game.
+A handler reads only the card tables and predicate closures of its game (``CardTables``) and
+acts on a ``State``; ``engines.gbg.rules.GameRules`` builds one handler per phase, so this
+module sits between those two and ``GameRules``.
 """
 
 from __future__ import annotations

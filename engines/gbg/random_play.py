@@ -11,21 +11,20 @@ import time
 from collections import Counter
 from typing import Any
 
+from engines.backend import kernel_plays
 from engines.gbg.batch_random import random_play
 from engines.gbg.engine import new_deal
 from engines.gbg.spec import GameSpec
 
 
-def simulate(
-    spec: GameSpec, deals: int, first_seed: int = 0, *, interpreted: bool = False
-) -> dict[str, Any]:
+def simulate(spec: GameSpec, deals: int, first_seed: int = 0) -> dict[str, Any]:
     """Play ``deals`` deals with both seats uniform at random; summarise them.
 
-    The deals run on the compiled loop (``engines.gbg.batch_random``), the interpreter's
-    deals for the same seeds; ``interpreted=True``, or a game the loop hands back, plays
-    them on the interpreter (the reference)."""
+    The deals run on the kernel (``engines.gbg.batch_random``), the interpreter's deals for
+    the same seeds; the ``reference`` backend (``engines.backend``), or a game the kernel
+    hands back, plays them on the interpreter."""
     start = time.perf_counter()
-    played = None if interpreted else _simulate_batch(spec, deals, first_seed)
+    played = _simulate_batch(spec, deals, first_seed) if kernel_plays() else None
     if played is None:
         played = _simulate_interpreted(spec, deals, first_seed)
     decisions, alice_wins, bob_wins, alice_total, folds, reach = played

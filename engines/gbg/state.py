@@ -1,13 +1,13 @@
 """The mover's state: one deal of a GBG, from the shuffle to settlement, on the interpreter.
 
 A ``State`` holds everything that moves in a deal (deck, hands, board, stacks, pot, positions,
-choices, the event log and the history) and runs on a compiled game, which it sees through the
-``Game`` protocol below: the phase rules (one ``PhaseRule`` per phase), the branch tests, the
-showdown key, the card names and the seat's observation.  ``engines.gbg.compiled`` builds that
-game and ``engines.gbg.phases`` its rules; both operate on a ``State``, so they import this
-module and this module imports neither: the protocol is the whole of what a deal needs from
-them.  ``initial_state`` starts an interpreted deal; ``engines.gbg.engine.new_deal`` (the public
-entry) chooses between it and the compiled tree.
+choices, the event log and the history) and runs on a game's rules (``GameRules``), which it
+sees through the ``Game`` protocol below: the phase rules (one ``PhaseRule`` per phase), the
+branch tests, the showdown key, the card names and the seat's observation.
+``engines.gbg.rules`` builds that game and ``engines.gbg.phases`` its rules; both operate on a
+``State``, so they import this module and this module imports neither: the protocol is the whole
+of what a deal needs from them.  ``initial_state`` starts an interpreted deal;
+``engines.gbg.engine.new_deal`` (the public entry) chooses between it and the memoised game tree.
 
 Chance events (cards, coins, random picks) come from the deal's generator; without one (the
 explicit-chance mode) the deal stops at chance nodes and lists their outcomes with
@@ -16,7 +16,7 @@ probabilities, OpenSpiel style, so that a caller (the OpenSpiel bridge, a test) 
 Moves follow pokerkit's verify / can / do triad: ``verify_apply`` raises ``ValueError`` with
 the reason, ``can_apply`` returns a bool, ``apply`` verifies, applies and returns an immutable
 ``Move`` record.  The records form the deal's history; together with the chance outcomes they
-replay the deal exactly (``engines.gbg.replay``).
+replay the deal exactly (``engines.gbg.steps``).
 
 An event log with visibility (public, or private to one seat) is the single source of what a
 seat knows: ``observation(seat)`` and ``information_state(seat)`` read only the events that
@@ -62,7 +62,7 @@ Event = tuple[int, str, int, Any]
 """(visibility, kind, seat, data): visibility 0 or 1 is private to that seat, 2 is public."""
 
 StateTest = Callable[["State"], bool]
-"""A branch predicate, compiled: does it hold in this state?"""
+"""A branch predicate as a closure: does it hold in this state?"""
 
 
 class PhaseRule(Protocol):
@@ -83,10 +83,10 @@ class PhaseRule(Protocol):
 
 
 class Game(Protocol):
-    """A compiled game as a deal reads it (``engines.gbg.compiled.CompiledGame`` implements it).
+    """A game's rules as a deal reads them (``engines.gbg.rules.GameRules`` implements it).
 
     The spec and its stack, the card count and card names (by card id), the phase ids and one
-    rule per phase, each phase's edges (target index, or -1 for the showdown, with the compiled
+    rule per phase, each phase's edges (target index, or -1 for the showdown, with the
     predicate; None always holds) and its unconditional target (None when it branches), the
     showdown key of a seat (higher wins), and a seat's observation: as an OpenSpiel state asks
     its game's observer, a deal asks its game to put what a seat sees into a record.
@@ -132,7 +132,8 @@ def position_as_known(holder: int, seat: int, visibility: int) -> str:
     return "not you"
 
 
-# ``engines.gbg.tree.TreeState`` (interpreted) subclasses it when the engine runs compiled.
+# ``engines.gbg.tree.TreeState`` (interpreted) subclasses it when the engine runs compiled
+# (``arena.compiled_engine``).
 @mypyc_attr(allow_interpreted_subclasses=True)
 class State:
     """A deal in progress.  ``current_player`` is 0 (Alice), 1 (Bob), CHANCE or TERMINAL."""
@@ -310,7 +311,7 @@ class State:
 
     def observation(self, seat: int | str) -> dict[str, Any]:
         """What ``seat`` can see now, as a structured record (``engines.gbg.render`` builds it;
-        the deal asks its compiled game, which holds the renderer)."""
+        the deal asks its game's rules, which hold the renderer)."""
         return self.g.observation(self, _seat_index(seat))
 
     def information_state(self, seat: int | str) -> str:
@@ -374,7 +375,7 @@ class State:
         return out
 
     def clone(self) -> State:
-        """An independent copy (shares only the immutable compiled game)."""
+        """An independent copy (shares only the immutable rules)."""
         other = State(self.g, None if self._rng is None else self._rng.copy(), blank=True)
         other.deck = self.deck[:]
         other.top = self.top[:]

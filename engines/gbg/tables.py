@@ -1,8 +1,8 @@
-"""The first stage of compiling a spec: its cards as flat tables, its predicates as closures.
+"""The first stage of a spec's rules: its cards as flat tables, its predicates as closures.
 
 Card attributes become lists indexed by card id (rank, value, suit, printed label) and each
 branch predicate a closure over a ``State``.  The phase handlers (``engines.gbg.phases``) need
-exactly this much of a compiled game and no more; ``engines.gbg.compiled.CompiledGame`` extends
+exactly this much of a game's rules and no more; ``engines.gbg.rules.GameRules`` extends
 it with the handlers themselves, the edges of the phase graph and the showdown key.  Keeping the
 two stages apart lets the handlers sit below the game that builds them.
 """
@@ -18,7 +18,7 @@ SeatTest = Callable[[State, int], bool]
 
 
 class CardTables:
-    """Flat tables of one spec's cards, and its predicates compiled against them."""
+    """Flat tables of one spec's cards, and its predicates as closures over them."""
 
     def __init__(self, spec: GameSpec) -> None:
         self.spec = spec

@@ -1,7 +1,7 @@
 """Side-by-side throughput of the engine against OpenSpiel (issue: engine speed).
 
 Random-play deals per second through our public ``State`` API on a spec, and through the
-compiled batch loop (``engines.gbg.batch_random``: the same deals, many at once), against
+batch kernel (``engines.gbg.batch_random``: the same deals, many at once), against
 OpenSpiel's built-in game driven by the same kind of Python loop (chance sampled from its
 listed outcomes, uniform legal actions), and against ``pyspiel.evaluate_bots`` with uniform
 random bots (its C++ loop).  The measurements alternate in one process and the ratio is the
@@ -36,7 +36,7 @@ def ours(spec: GameSpec, deals: int, seed: int = 0) -> float:
 
 
 def batch(spec: GameSpec, deals: int, seed: int = 0) -> float:
-    """Deals per second of the same random play on the compiled batch loop (``ours``' deals
+    """Deals per second of the same random play on the batch kernel (``ours``' deals
     for the same seed: the moves are drawn from the same ``random.Random``)."""
     start = time.perf_counter()
     out = random_play(spec, range(seed, seed + deals), random.Random(seed))
@@ -115,8 +115,8 @@ def compare(
     import pyspiel
 
     game = pyspiel.load_game(openspiel_name)
-    ours(spec, deals // 10)  # warm the compiled game
-    batch(spec, 100)  # load the compiled loop
+    ours(spec, deals // 10)  # build the game's rules
+    batch(spec, 100)  # load the kernel
     runs: dict[str, Callable[[], float]] = {
         "ours": lambda: ours(spec, deals),
         "batch": lambda: batch(spec, deals),

@@ -10,13 +10,13 @@ either mode.  Anything richer than the menu (observations, events, hands) is rea
 interpreter state rebuilt from the node's path, and cached per node where it is a pure
 function of the path (information states).
 
-Each compiled game holds at most ``budget`` nodes.  When a deal reaches a node the budget does
+Each game's rules hold at most ``budget`` nodes.  When a deal reaches a node the budget does
 not allow to expand, that deal continues in the interpreter from its exact position, and new
 deals of that game are interpreted from then on.  Which games qualify at all is decided when a
-spec is compiled (``CompiledGame.tree_eligible``: at most ``MAX_CHANCE_PATHS`` card sequences).
+spec's rules are built (``GameRules.tree_eligible``: at most ``MAX_CHANCE_PATHS`` card sequences).
 
-The tree sits above the interpreter it memoises: it imports the state, the compiled game and
-the replay of a path (``engines.gbg.replay``), and ``engines.gbg.engine.new_deal`` above it
+The tree sits above the interpreter it memoises: it imports the state, the rules and
+the replay of a path (``engines.gbg.steps``), and ``engines.gbg.engine.new_deal`` above it
 chooses between a ``TreeState`` and an interpreted deal.
 """
 
@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.gbg.compiled import CompiledGame
-from engines.gbg.replay import replay
 from engines.gbg.rng import MASK64, DealRng
+from engines.gbg.rules import GameRules
 from engines.gbg.spec import GameSpec
 from engines.gbg.state import CHANCE, TERMINAL, ChanceRequest, Move, State, initial_state
+from engines.gbg.steps import replay
 
 DEFAULT_BUDGET = 200_000
 
@@ -91,9 +91,9 @@ class Node:
 
 
 class GameTree:
-    """The lazily expanded tree of one compiled game, with its node budget."""
+    """The lazily expanded tree of one game, with its node budget."""
 
-    def __init__(self, game: CompiledGame, budget: int = DEFAULT_BUDGET) -> None:
+    def __init__(self, game: GameRules, budget: int = DEFAULT_BUDGET) -> None:
         self.game = game
         self.budget = budget
         self.size = 1

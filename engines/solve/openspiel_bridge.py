@@ -33,7 +33,7 @@ from typing import Any, Final, cast
 import pyspiel
 
 from engines.gbg import CHANCE, TERMINAL, GameSpec, State, new_deal
-from engines.gbg.compiled import compile_spec
+from engines.gbg.rules import game_rules
 from engines.gbg.spec import (
     SEATS,
     AuctionPhase,
@@ -96,7 +96,7 @@ def phase_actions(spec: GameSpec, phase: Phase) -> frozenset[str]:
     if isinstance(phase, DrawPhase):
         return frozenset({"draw", "stand"}) if phase.optional else frozenset()
     if isinstance(phase, SwapPhase):
-        labels = compile_spec(spec).label_of
+        labels = game_rules(spec).label_of
         return frozenset({"keep", *(f"swap {label}" for label in labels)})
     if isinstance(phase, SideBetPhase):
         return frozenset({"side_bet", "pass"})
@@ -179,7 +179,7 @@ class _Tables:
         self.spec = spec
         self.vocabulary = action_vocabulary(spec)
         self.index = {action: i for i, action in enumerate(self.vocabulary)}
-        self.labels = tuple(compile_spec(spec).label_of)
+        self.labels = tuple(game_rules(spec).label_of)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Tables:
         return self

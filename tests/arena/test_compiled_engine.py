@@ -1,6 +1,6 @@
 """The compiled engine (``arena.compiled_engine``, ``tools/build_engine.py``): it computes what
-the interpreted engine computes, number for number, and a build that does not match the sources
-never loads."""
+the interpreted engine computes, number for number; it runs when ``GENSTRAT_ENGINE=compiled``
+asks for it, and a build that does not match the sources is refused in one line, never loaded."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from arena.compiled_engine import (
     built_files,
     fresh,
     running,
+    stale,
 )
 from tests.conftest import ENGINE
 from tests.support import REPO_ROOT, interpreted
@@ -68,14 +69,14 @@ def fingerprint(seeds: list[int]) -> dict[str, Any]:
     return found
 
 
-def test_the_suite_runs_the_compiled_engine_under_make_test() -> None:
-    """``make test`` builds it first: a suite that silently ran interpreted would not test the
-    engine the product runs."""
-    if os.environ.get("CI") == "true" or fresh():
-        assert ENGINE == "compiled", ENGINE
-        assert running() == "compiled"
-    else:
-        assert ENGINE.startswith("interpreted (")  # and it says why
+def test_the_suite_runs_the_engine_the_switch_names() -> None:
+    """``make test`` builds the compiled engine and asks for it (a suite that silently ran the
+    sources would not test the engine the product runs); ``make check`` asks for the kernel."""
+    asked = os.environ.get("GENSTRAT_ENGINE") or "kernel"
+    assert asked == ENGINE
+    assert running() == ("compiled" if asked == "compiled" else "interpreted")
+    if os.environ.get("CI") == "true":
+        assert ENGINE == "compiled"
 
 
 @pytest.mark.slow
@@ -121,16 +122,20 @@ def test_a_build_matches_only_the_sources_it_was_built_from(tmp_path: Path) -> N
     os.utime(state)  # touched, same content: still the build's source
     assert fresh(engines, build)
     state.write_text(state.read_text() + "\n# edited\n")
-    assert not fresh(engines, build)
+    assert stale(engines, build) == "engines/gbg/state.py changed since the build"
     state.write_text(state.read_text().removesuffix("\n# edited\n"))
     assert fresh(engines, build)  # the same content again
     (engines / "gbg" / "new_module.py").write_text("X = 1\n")
-    assert not fresh(engines, build)  # a source the build never saw
+    assert stale(engines, build) == "engines/gbg/new_module.py is new since the build"
     (engines / "gbg" / "new_module.py").unlink()
+    (engines / "gbg" / "rng.py").unlink()
+    assert stale(engines, build) == "engines/gbg/rng.py is gone since the build"
+    shutil.copy(ENGINES / "gbg" / "rng.py", engines / "gbg" / "rng.py")
+    assert fresh(engines, build)  # same content, another time: its hash decides
     built_files(build)[0].unlink()
-    assert not fresh(engines, build)  # an extension missing
+    assert stale(engines, build) == f"{built_files(build)[0].name} is missing from the build"
     (build / MANIFEST.name).write_text("{not json")
-    assert not fresh(engines, build)
+    assert stale(engines, build) == "not built"
 
 
 PROBE = """
@@ -142,11 +147,37 @@ print(running())
 """
 
 
+def _probe(build: Path, engine: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GENSTRAT_ENGINE": engine}
+    probe = [sys.executable, "-c", PROBE, str(build)]
+    return subprocess.run(probe, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
+
+
+def test_the_switch_chooses_the_engine_and_refuses_a_missing_build(tmp_path: Path) -> None:
+    """``kernel`` and ``reference`` run the sources whatever is built; ``compiled`` without a
+    build ends in one line that says what to run, status 2; so does a name that is no engine."""
+    for engine in ("kernel", "reference", ""):
+        done = _probe(tmp_path, engine)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines() == [engine or "kernel", "interpreted"]
+    refused = _probe(tmp_path, "compiled")
+    assert refused.returncode == 2 and refused.stdout == ""
+    (line,) = refused.stderr.splitlines()
+    assert line.startswith("genstrat: GENSTRAT_ENGINE=compiled, but the compiled engine in ")
+    assert line.endswith("(not built): run `make compiled`, or set GENSTRAT_ENGINE=kernel")
+    wrong = _probe(tmp_path, "fast")
+    assert wrong.returncode == 2 and wrong.stdout == ""
+    assert wrong.stderr.splitlines() == [
+        "genstrat: GENSTRAT_ENGINE='fast' is not a backend: use one of reference, kernel, compiled"
+    ]
+
+
 @pytest.mark.compiled
 @pytest.mark.parametrize("defect", ["stale", "incomplete", "unrecorded"])
-def test_a_build_that_does_not_match_is_never_loaded(tmp_path: Path, defect: str) -> None:
-    """A copy of the real build, made out of date, incomplete or unrecorded: the process runs
-    the interpreted engine and says why (the real build, in the same process, would load)."""
+def test_a_build_that_does_not_match_is_refused(tmp_path: Path, defect: str) -> None:
+    """A copy of the real build, made out of date, incomplete or unrecorded: asked for, it is
+    refused in one line naming why (the real build, in the same process, loads); the kernel
+    still runs on the sources beside it."""
     if not fresh():
         pytest.fail("make compiled builds the engine this test copies")
     build = tmp_path / "build"
@@ -155,15 +186,17 @@ def test_a_build_that_does_not_match_is_never_loaded(tmp_path: Path, defect: str
     if defect == "stale":
         manifest["sources"]["gbg/state.py"] = [1, 1, "0" * 64]
         (build / MANIFEST.name).write_text(json.dumps(manifest))
+        why = "engines/gbg/state.py changed since the build"
     elif defect == "incomplete":
-        built_files(build)[COMPILED.index("engines.gbg.state")].unlink()
+        extension = built_files(build)[COMPILED.index("engines.gbg.state")]
+        extension.unlink()
+        why = f"{extension.name} is missing from the build"
     else:
         (build / MANIFEST.name).unlink()
-    probe = [sys.executable, "-c", PROBE, str(build)]
-    out = subprocess.run(probe, cwd=REPO_ROOT, capture_output=True, text=True, check=True)
-    decided, engine = out.stdout.splitlines()
-    assert engine == "interpreted"
-    assert decided.startswith("interpreted (") and "make compiled" in decided
-    real = [sys.executable, "-c", PROBE, str(BUILD)]
-    out = subprocess.run(real, cwd=REPO_ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout.splitlines() == ["compiled", "compiled"]
+        why = "not built"
+    refused = _probe(build, "compiled")
+    assert refused.returncode == 2
+    (line,) = refused.stderr.splitlines()
+    assert f"is out of date ({why}): run `make compiled`" in line
+    assert _probe(build, "kernel").stdout.splitlines() == ["kernel", "interpreted"]
+    assert _probe(BUILD, "compiled").stdout.splitlines() == ["compiled", "compiled"]

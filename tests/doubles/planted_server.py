@@ -225,16 +225,16 @@ class GameBook:
         return self._by_prompt.get(hashlib.sha256(system.encode()).hexdigest())
 
     def compiled(self, spec: Any) -> Any:
-        from engines.gbg.compiled import compile_spec
+        from engines.gbg.rules import game_rules
 
         game = self._compiled.get(spec.spec_hash)
         if game is None:
-            game = self._compiled[spec.spec_hash] = compile_spec(spec)
+            game = self._compiled[spec.spec_hash] = game_rules(spec)
         return game
 
 
 class _WhatIf:
-    """The fields a showdown metric reads (``engines.gbg.compiled.Cards``)."""
+    """The fields a showdown metric reads (``engines.gbg.rules.Cards``)."""
 
     __slots__ = ("board", "hands", "points")
 

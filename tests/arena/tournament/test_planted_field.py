@@ -109,12 +109,12 @@ def test_the_same_request_gets_the_same_answer(tmp_path: Path) -> None:
 def test_the_strong_policy_reads_the_hand_and_a_field_file(tmp_path: Path) -> None:
     import random
 
-    from engines.gbg.compiled import compile_spec
     from engines.gbg.engine import new_deal
     from engines.gbg.render import turn_prompt
+    from engines.gbg.rules import game_rules
 
     kuhn = resolve_games(["kuhn"])[0].spec
-    game = compile_spec(kuhn)
+    game = game_rules(kuhn)
     seen: dict[str, list[float]] = {}
     for seed in range(30):
         state = new_deal(kuhn, seed)

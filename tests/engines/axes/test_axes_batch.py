@@ -1,4 +1,4 @@
-"""The axes' play on fixed-chance trees (engines.gbg.batch) gives the numbers the interpreter
+"""The axes' play on fixed-chance trees (engines.gbg.fixed_chance) gives the numbers the interpreter
 gives: action tables, population scores and the screening axes are equal, value for value, to
 interpreting every deal (the reference path each call site keeps), and so are the rollouts
 played on the compiled loop and the screening's incremental random play; the five axes of two
@@ -42,11 +42,12 @@ from engines.axes.population import (
 from engines.axes.replay import action_values
 from engines.axes.screening import (
     MAX_AMOUNTS,
-    _information_compiled,
+    _information_on_kernel,
     _random_play,
     screening_axes,
 )
 from engines.axes.state_space import state_space
+from engines.backend import using
 from engines.gbg import presets
 from engines.gbg.batch_random import l0_rollouts
 from engines.gbg.engine import new_deal
@@ -121,7 +122,8 @@ def test_population_scores_equal_the_interpreted_scores(name: str) -> None:
     forget_strategies()
     memo = scores_against_l0(spec, seeds, deals, 6)
     forget_strategies()
-    assert memo == scores_against_l0(spec, seeds, deals, 6, interpreted=True)
+    with using("reference"):
+        assert memo == scores_against_l0(spec, seeds, deals, 6)
     assert len(set(memo)) > 1  # the members differ: the comparison is not vacuous
 
 
@@ -134,7 +136,8 @@ def test_action_tables_equal_the_interpreted_tables(name: str) -> None:
     for decision in selfplay.decisions[:4]:
         trace = selfplay.traces[decision.deal]
         memo = action_values(spec, trace, decision, population, budget, 2)
-        reference = action_values(spec, trace, decision, population, budget, 2, interpreted=True)
+        with using("reference"):
+            reference = action_values(spec, trace, decision, population, budget, 2)
         assert np.array_equal(memo.values, reference.values)
         assert (memo.fallbacks, memo.world_attempts) == (
             reference.fallbacks,
@@ -146,7 +149,8 @@ def test_action_tables_equal_the_interpreted_tables(name: str) -> None:
 def test_screening_axes_equal_the_interpreted_axes(name: str) -> None:
     budget = screening_budget("quick")
     memo = screening_axes(GAMES[name], budget, 17)
-    assert memo == screening_axes(GAMES[name], budget, 17, interpreted=True)
+    with using("reference"):
+        assert memo == screening_axes(GAMES[name], budget, 17)
 
 
 def _compiled_plays_equal_play_out(spec: GameSpec, seed: int) -> None:
@@ -156,7 +160,7 @@ def _compiled_plays_equal_play_out(spec: GameSpec, seed: int) -> None:
         (draw_chance(spec, rng), [rng.random(length).tolist() for _ in range(3)]) for _ in range(8)
     ]
     leads = np.full((8, 3), np.nan)
-    assert _information_compiled(spec, draws, leads)  # the compiled loop played them all
+    assert _information_on_kernel(spec, draws, leads)  # the kernel played them all
     for i, (chance, moves) in enumerate(draws):
         for j, uniforms in enumerate(moves):
             state = new_deal(spec, explicit_chance=True)
@@ -235,7 +239,9 @@ def test_the_screening_random_play_equals_the_interpreted_play(name: str) -> Non
     """State space, temporal depth and risk: the incremental loop (coarse states built from
     the one before, ``rng.choice`` written out) gives the reference's floats exactly."""
     spec = GAMES[name]
-    assert _random_play(spec, 120, 5) == _random_play(spec, 120, 5, interpreted=True)
+    fast = _random_play(spec, 120, 5)
+    with using("reference"):
+        assert fast == _random_play(spec, 120, 5)
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)
@@ -248,7 +254,9 @@ def test_the_screening_random_play_of_generated_games(
     seed: int, complexity: float, play_seed: int
 ) -> None:
     spec = generate(seed, GenerationConfig(complexity=complexity))
-    assert _random_play(spec, 40, play_seed) == _random_play(spec, 40, play_seed, True)
+    fast = _random_play(spec, 40, play_seed)
+    with using("reference"):
+        assert fast == _random_play(spec, 40, play_seed)
 
 
 _SEARCH = axis_budget("quick").model_copy(update={"info_deals": 3, "search_worlds": 3})
@@ -261,9 +269,8 @@ def _search_differences_equal(spec: GameSpec, seed: int) -> int:
     for seat in (0, 1):
         stats, reference = SearchStats(), SearchStats()
         found = information_differences(spec, population, _SEARCH, seed, seat, 0, stats)
-        expected = information_differences(
-            spec, population, _SEARCH, seed, seat, 0, reference, interpreted=True
-        )
+        with using("reference"):
+            expected = information_differences(spec, population, _SEARCH, seed, seat, 0, reference)
         assert found == expected
         assert stats == reference
         searched += stats.decisions
@@ -300,7 +307,9 @@ def test_search_rollouts_of_generated_games(seed: int, complexity: float) -> Non
 @pytest.mark.parametrize("name", ["leduc", "example4643", "seed4", "seed130"])
 def test_the_state_space_count_equals_the_interpreted_count(name: str) -> None:
     spec = GAMES[name]
-    assert state_space(spec, 300, 3) == state_space(spec, 300, 3, interpreted=True)
+    fast = state_space(spec, 300, 3)
+    with using("reference"):
+        assert fast == state_space(spec, 300, 3)
 
 
 def _worlds_drawn(name: str) -> tuple[int, bool]:
@@ -319,16 +328,13 @@ def _worlds_drawn(name: str) -> tuple[int, bool]:
     budget = axis_budget("quick")
     population = build_population(spec, budget, 5)
     selfplay = decision_distribution(spec, population, budget, 9)
-    for interpreted_path in (False, True):
-        for decision in selfplay.decisions[:3]:
-            trace = selfplay.traces[decision.deal]
-            action_values(
-                spec, trace, decision, population, budget, 2, interpreted=interpreted_path
-            )
-        for seat in (0, 1):
-            information_differences(
-                spec, population, _SEARCH, 7, seat, 0, interpreted=interpreted_path
-            )
+    for backend in ("kernel", "reference"):
+        with using(backend):
+            for decision in selfplay.decisions[:3]:
+                trace = selfplay.traces[decision.deal]
+                action_values(spec, trace, decision, population, budget, 2)
+            for seat in (0, 1):
+                information_differences(spec, population, _SEARCH, 7, seat, 0)
     shared = len(drawn) - len({id(state) for state, _, _ in drawn})
     unmoved = all(
         state.events == events and state.history == history for state, events, history in drawn

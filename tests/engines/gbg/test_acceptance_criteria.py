@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from engines.backend import using
 from engines.gbg.acceptance import AcceptanceSettings, evaluate
 from engines.gbg.spec import (
     DealPhase,
@@ -227,5 +228,6 @@ def test_a_game_rejected_on_the_first_deals_plays_no_further_deals() -> None:
 def test_the_interpreter_gives_the_same_verdict_on_every_deal_it_plays() -> None:
     spec = dead_branch_game()
     fast = evaluate(spec, seed=3)
-    slow = evaluate(spec, seed=3, interpreted=True)
+    with using("reference"):
+        slow = evaluate(spec, seed=3)
     assert fast == slow

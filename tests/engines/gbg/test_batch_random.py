@@ -16,11 +16,13 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from numba.core import config as numba_config
 
 from engines.axes.screening import _offers_amounts as offers_amounts
 from engines.axes.screening import _random_play as screening_random_play
 from engines.axes.screening import coarse_state
 from engines.axes.state_space import state_space
+from engines.backend import BACKENDS, using
 from engines.gbg import presets
 from engines.gbg.acceptance import evaluate
 from engines.gbg.batch_random import (
@@ -41,6 +43,12 @@ from engines.gbg.structure import max_decisions
 COMPLEXITY = GenerationConfig.model_fields["complexity"].metadata
 LOW = next(c.ge for c in COMPLEXITY if hasattr(c, "ge"))
 HIGH = next(c.le for c in COMPLEXITY if hasattr(c, "le"))
+
+
+def examples(n: int) -> int:
+    """``n`` hypothesis examples, a tenth with numba off (``make coverage-kernel``: the kernel
+    then runs as Python, which coverage.py measures)."""
+    return max(3, n // 10) if numba_config.DISABLE_JIT else n
 
 
 def _reference(spec: GameSpec, seeds: range, first: int) -> dict[str, Any]:
@@ -113,7 +121,7 @@ def test_every_preset_plays_the_interpreters_deals(spec: GameSpec) -> None:
     assert out is not None and out.folded.any() and not out.folded.all()
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=examples(300), deadline=None, derandomize=True)
 @given(
     seed=st.integers(min_value=0, max_value=2**63 - 1),
     complexity=st.floats(min_value=LOW, max_value=HIGH, allow_nan=False),
@@ -152,7 +160,7 @@ def _rewrite(spec: GameSpec, data: st.DataObject) -> GameSpec:
         raise
 
 
-@settings(max_examples=100, deadline=None, derandomize=True)
+@settings(max_examples=examples(100), deadline=None, derandomize=True)
 @given(seed=st.integers(min_value=0, max_value=2**63 - 1), data=st.data())
 def test_rewritten_games_play_the_interpreters_deals(seed: int, data: st.DataObject) -> None:
     _assert_same_deals(_rewrite(generate(seed, GenerationConfig(complexity=3.0)), data), 60, 1)
@@ -226,14 +234,18 @@ def test_a_game_the_interpreter_refuses_is_handed_back_and_still_refused() -> No
 @pytest.mark.parametrize("seed", [0, 4, 5, 43, 125, 130])
 def test_the_acceptance_filter_publishes_the_same_figures_either_way(seed: int) -> None:
     spec = generate(seed)
-    assert evaluate(spec, seed=seed) == evaluate(spec, seed=seed, interpreted=True)
+    fast = evaluate(spec, seed=seed)
+    with using("reference"):
+        assert fast == evaluate(spec, seed=seed)
 
 
 @pytest.mark.parametrize(
     "spec", [presets.leduc(), presets.example4643(), generate(7)], ids=["leduc", "4643", "seed7"]
 )
 def test_simulate_publishes_the_same_figures_either_way(spec: GameSpec) -> None:
-    fast, slow = simulate(spec, 500, 11), simulate(spec, 500, 11, interpreted=True)
+    fast = simulate(spec, 500, 11)
+    with using("reference"):
+        slow = simulate(spec, 500, 11)
     fast.pop("deals_per_second")
     slow.pop("deals_per_second")
     assert fast == slow
@@ -334,7 +346,7 @@ def test_rollouts_from_positions_equal_play_out_on_every_preset(spec: GameSpec) 
     assert jobs > 0 and repeated > 0
 
 
-@settings(max_examples=120, deadline=None, derandomize=True)
+@settings(max_examples=examples(120), deadline=None, derandomize=True)
 @given(
     seed=st.integers(min_value=0, max_value=2**63 - 1),
     complexity=st.floats(min_value=LOW, max_value=HIGH, allow_nan=False),
@@ -350,20 +362,21 @@ def test_rollouts_from_positions_equal_play_out_on_generated_games(
 
 
 def _coarse_both_ways(spec: GameSpec, deals: int, seed: int) -> dict[str, float]:
-    """The screening's random play compiled and interpreted: the same figures, and the
+    """The screening's random play on the kernel and interpreted: the same figures, and the
     move generator left in the same state."""
     rng = random.Random(derive_seed(seed, 0x5C1))
     before = rng.getstate()
     compiled = coarse_random_play(spec, derive_seeds(seed, 0x5C2, count=deals), rng)
     if compiled is None:  # handed back: the interpreter refuses the game, both paths raise
         assert rng.getstate() == before
-        with pytest.raises((IndexError, ValueError, AssertionError)):
-            screening_random_play(spec, deals, seed, interpreted=True)
+        with pytest.raises((IndexError, ValueError, AssertionError)), using("reference"):
+            screening_random_play(spec, deals, seed)
         with pytest.raises((IndexError, ValueError, AssertionError)):
             screening_random_play(spec, deals, seed)
         return {}
     reference = random.Random(derive_seed(seed, 0x5C1))
-    figures = screening_random_play(spec, deals, seed, interpreted=True)
+    with using("reference"):
+        figures = screening_random_play(spec, deals, seed)
     reference_states = _reference_coarse_counts(spec, deals, seed, reference)
     assert compiled.distinct == reference_states
     assert rng.getstate() == reference.getstate()
@@ -398,7 +411,7 @@ def test_the_screenings_random_play_counts_the_interpreters_states_on_every_pres
     assert figures["state_space"] > 0 and figures["temporal_depth"] > 0
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=examples(200), deadline=None, derandomize=True)
 @given(
     seed=st.integers(min_value=0, max_value=2**63 - 1),
     complexity=st.floats(min_value=LOW, max_value=HIGH, allow_nan=False),
@@ -410,7 +423,7 @@ def test_the_screenings_random_play_of_generated_games(
     _coarse_both_ways(generate(seed, GenerationConfig(complexity=complexity)), 40, play_seed)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=examples(60), deadline=None, derandomize=True)
 @given(seed=st.integers(min_value=0, max_value=2**63 - 1), data=st.data())
 def test_the_screenings_random_play_of_rewritten_games(seed: int, data: st.DataObject) -> None:
     _coarse_both_ways(_rewrite(generate(seed, GenerationConfig(complexity=3.0)), data), 40, 2)
@@ -447,9 +460,9 @@ def test_the_screenings_random_play_hands_a_refused_game_back() -> None:
     before = rng.getstate()
     assert coarse_random_play(spec, derive_seeds(1, count=5), rng) is None
     assert rng.getstate() == before
-    for interpreted in (False, True):
-        with pytest.raises(IndexError):
-            screening_random_play(spec, 5, 1, interpreted)
+    for backend in BACKENDS:
+        with pytest.raises(IndexError), using(backend):
+            screening_random_play(spec, 5, 1)
 
 
 def test_keys_are_told_apart_by_both_hashes_and_by_seat() -> None:
@@ -461,7 +474,7 @@ def test_keys_are_told_apart_by_both_hashes_and_by_seat() -> None:
     assert distinct_per_seat(np.zeros((0, 3), np.uint64)) == (0, 0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     parts=st.lists(st.integers(min_value=-(2**70), max_value=2**70), max_size=3),
     count=st.integers(min_value=0, max_value=300),
@@ -498,7 +511,8 @@ def _abstract_both_ways(spec: GameSpec, deals: int, seed: int) -> tuple[int, int
     assert rng.getstate() == reference.getstate()
     counted = state_space(spec, deals, seed)
     assert counted.states == compiled.distinct
-    assert counted == state_space(spec, deals, seed, interpreted=True)
+    with using("reference"):
+        assert counted == state_space(spec, deals, seed)
     return compiled.distinct
 
 
@@ -514,7 +528,7 @@ def test_the_state_space_count_counts_the_interpreters_states_on_every_preset(
     assert counts is not None and min(counts) > 0
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=examples(200), deadline=None, derandomize=True)
 @given(
     seed=st.integers(min_value=0, max_value=2**63 - 1),
     complexity=st.floats(min_value=LOW, max_value=HIGH, allow_nan=False),
@@ -526,7 +540,7 @@ def test_the_state_space_count_of_generated_games(
     _abstract_both_ways(generate(seed, GenerationConfig(complexity=complexity)), 40, play_seed)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=examples(60), deadline=None, derandomize=True)
 @given(seed=st.integers(min_value=0, max_value=2**63 - 1), data=st.data())
 def test_the_state_space_count_of_rewritten_games(seed: int, data: st.DataObject) -> None:
     _abstract_both_ways(_rewrite(generate(seed, GenerationConfig(complexity=3.0)), data), 40, 2)

@@ -10,7 +10,7 @@ import pytest
 from engines.gbg import CHANCE, TERMINAL, new_deal, presets
 from engines.gbg.conformance import random_playout
 from engines.gbg.engine import State
-from engines.gbg.replay import replay
+from engines.gbg.steps import replay
 
 
 def _deal_cards(state: State, cards: list[int]) -> None:

@@ -3,7 +3,7 @@
 pokerkit's ``StandardHighHand`` (pokerkit 0.7.7) is an independent, table-driven evaluator of
 the best five-card hand from hole cards and board.  On seeded random seven-card pairs (two
 players' two hole cards and a shared five-card board) the winner or tie that
-``engines.gbg.compiled.best_five`` gives on card values (2..14, ace 14) and suit indices must be
+``engines.gbg.rules.best_five`` gives on card values (2..14, ace 14) and suit indices must be
 pokerkit's, and so must each hand's category.  The same pairs are then played through the
 engine, checked down to the showdown, and its settlement must name the same winner.
 """
@@ -19,7 +19,7 @@ import pytest
 from pokerkit import Card, Label, StandardHighHand
 
 from engines.gbg import new_deal, presets
-from engines.gbg.compiled import best_five, best_five_bruteforce, compile_spec
+from engines.gbg.rules import best_five, best_five_bruteforce, game_rules
 
 RANK_CHARS = "23456789TJQKA"  # pokerkit's rank letters for values 2..14
 SUIT_CHARS = "shdc"  # our suit index 0..3 (♠ ♥ ♦ ♣) as pokerkit letters
@@ -31,7 +31,7 @@ SMALL_DECK_PAIRS = 1_000  # many straights, wheels, flushes, full houses and qua
 ENGINE_DEALS = 2_000
 
 SPEC = presets.holdem_limit()
-GAME = compile_spec(SPEC)
+GAME = game_rules(SPEC)
 DECK = tuple(range(GAME.n_cards))
 
 

@@ -93,7 +93,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
 def test_no_import_cycle_inside_the_game_core() -> None:
     graph = import_graph(REPO_ROOT / "engines" / "gbg", PACKAGE)
     assert len(graph) > 10  # the walk found the package's modules
-    assert graph["engines.gbg.conformance"] >= {"engines.gbg.replay"}  # and their imports
+    assert graph["engines.gbg.conformance"] >= {"engines.gbg.steps"}  # and their imports
     cycle = find_cycle(graph)
     assert not cycle, "import cycle: " + " -> ".join(cycle)
 

@@ -12,9 +12,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.gbg.compiled import best_five, best_five_bruteforce
 from engines.gbg.engine import new_deal
 from engines.gbg.generator import GenerationConfig, generate
+from engines.gbg.rules import best_five, best_five_bruteforce
 
 CARD = st.tuples(st.integers(min_value=2, max_value=14), st.integers(min_value=0, max_value=3))
 

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engines.gbg import GameSpec, new_deal, presets
-from engines.gbg.compiled import compile_spec
+from engines.gbg.rules import game_rules
 from engines.gbg.tree import GameTree, TreeState
 
 
@@ -30,13 +30,13 @@ def test_tree_and_interpreter_give_identical_deals(name: str) -> None:
 
 
 def test_large_games_are_interpreted() -> None:
-    assert not compile_spec(presets.holdem_limit()).tree_eligible
+    assert not game_rules(presets.holdem_limit()).tree_eligible
     assert not isinstance(new_deal(presets.holdem_limit(), 1), TreeState)
 
 
 def test_exhausted_budget_continues_the_deal_in_the_interpreter() -> None:
     spec = presets.leduc()
-    game = compile_spec(spec)
+    game = game_rules(spec)
     saved = game.tree
     try:
         game.tree = GameTree(game, budget=40)  # far too small for Leduc: deals go live midway

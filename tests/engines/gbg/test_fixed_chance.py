@@ -1,5 +1,5 @@
-"""The fixed-chance tree (engines.gbg.batch) is the interpreter memoised: every walk meets the
-states the interpreter plays, move for move, on every preset and on generated games across
+"""The fixed-chance tree (engines.gbg.fixed_chance) is the interpreter memoised: every walk
+meets the states the interpreter plays, move for move, on every preset and on generated games across
 the generator's whole complexity range (property-based); a revisit is served from the memo;
 a node's state is rebuilt exactly from its ancestors; the node budget bounds the memo, not
 the answers; an illegal move is refused as the interpreter refuses it; a released tree is
@@ -22,8 +22,8 @@ from engines.axes.play import (
     resolve_chance,
 )
 from engines.gbg import presets
-from engines.gbg.batch import FixedChanceTree, Node
 from engines.gbg.engine import CHANCE, State, new_deal
+from engines.gbg.fixed_chance import FixedChanceTree, Node
 from engines.gbg.generator import GenerationConfig, generate
 from engines.gbg.spec import GameSpec
 from engines.tasks import cycle_collection_paused

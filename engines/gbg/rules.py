@@ -1,11 +1,11 @@
-"""A GameSpec compiled into the tables and functions the engine runs on.
+"""A GameSpec turned into the rules the interpreter runs: tables and functions.
 
-Compilation happens once per spec object and is cached: card attributes become flat lists
+The rules are built once per spec object and cached: card attributes become flat lists
 indexed by card id and branch predicates closures (``engines.gbg.tables``, the stage the phase
 handlers need), each phase gets its handler (``engines.gbg.phases``), the phase graph's edges
 are resolved to indices, showdown metrics become key functions, and betting menus are memoised
 by the few facts they depend on.  One code path serves every spec; nothing here knows any
-preset by name.  A ``CompiledGame`` is what a ``State`` runs on (the ``Game`` protocol of
+preset by name.  A ``GameRules`` is what a ``State`` runs on (the ``Game`` protocol of
 ``engines.gbg.state``), including the renderer of a seat's observation (``engines.gbg.render``).
 """
 
@@ -22,13 +22,13 @@ from engines.gbg.state import State, StateTest
 from engines.gbg.structure import cards_needed, chance_paths, successors
 from engines.gbg.tables import CardTables
 
-# Games whose chance events alone branch into more paths than this are never tree-compiled
-# (``engines.gbg.tree``).
+# Games whose chance events alone branch into more paths than this are never played on a game
+# tree (``engines.gbg.tree``).
 MAX_CHANCE_PATHS = 20_000
 
 
-class CompiledGame(CardTables):
-    """One spec compiled: its card tables, phase order, handlers, edges, showdown metric."""
+class GameRules(CardTables):
+    """The rules of one spec: its card tables, phase order, handlers, edges, showdown metric."""
 
     def __init__(self, spec: GameSpec) -> None:
         super().__init__(spec)
@@ -39,13 +39,13 @@ class CompiledGame(CardTables):
         self.edges: list[list[tuple[int, StateTest | None]]] = []
         for i, p in enumerate(spec.phases):
             if p.next:
-                compiled = [
+                resolved = [
                     (self._target(e.to), None if e.when is None else self.predicate(e.when))
                     for e in p.next
                 ]
             else:
-                compiled = [(self._target(successors(spec, i)[0]), None)]
-            self.edges.append(compiled)
+                resolved = [(self._target(successors(spec, i)[0]), None)]
+            self.edges.append(resolved)
         # The target of a phase whose only edge is unconditional (None when it branches).
         self.straight: list[int | None] = [
             e[0][0] if len(e) == 1 and e[0][1] is None else None for e in self.edges
@@ -74,7 +74,7 @@ class Cards(Protocol):
     points: list[int]
 
 
-def metric_key(game: CompiledGame, metric: Metric) -> Callable[[Cards, int], Any]:
+def metric_key(game: GameRules, metric: Metric) -> Callable[[Cards, int], Any]:
     """A function giving each seat's comparable showdown key (higher wins).
 
     Points from options and positions (``state.points``) are added to a rank sum, subtracted
@@ -205,16 +205,16 @@ def best_five_bruteforce(values: Sequence[int], suits: Sequence[int]) -> tuple[i
     )
 
 
-_CACHE: dict[int, tuple[GameSpec, CompiledGame]] = {}
+_CACHE: dict[int, tuple[GameSpec, GameRules]] = {}
 
 
-def compile_spec(spec: GameSpec) -> CompiledGame:
-    """The compiled form of ``spec``, built once per spec object."""
+def game_rules(spec: GameSpec) -> GameRules:
+    """The rules of ``spec``, built once per spec object."""
     entry = _CACHE.get(id(spec))
     if entry is not None and entry[0] is spec:
         return entry[1]
     if len(_CACHE) > 4096:
         _CACHE.clear()
-    game = CompiledGame(spec)
+    game = GameRules(spec)
     _CACHE[id(spec)] = (spec, game)
     return game
