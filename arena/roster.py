@@ -318,7 +318,7 @@ class PythonEntry(_PlayerBase):
         entry = info.data.get("entry")
         if entry is None:
             return given
-        from arena.agents import agent_class, source_sha256
+        from arena.python_player import agent_class, source_sha256
 
         agent_class(entry)  # ValueError names the problem
         digest = source_sha256(entry)

@@ -125,7 +125,7 @@ def build_lineup(
             )
             continue
         if isinstance(entry, PythonEntry):
-            from arena.agents import python_player
+            from arena.python_player import python_player
 
             players[entry.name] = python_player(entry.name, entry.entry, entry.params)
             continue
