@@ -3,8 +3,10 @@
 Dask workers (and ``dg.execute_job``) rebuild a job from a module-level function; this is it.
 
 The job runs on the project's Dask executor (``pipelines/executors.py``: dagster-dask's, with
-run-scoped task keys and step arguments Dask does not walk, so that a run of one partition
-works and two runs can share a cluster), which ``pipelines/jobs.py`` names.
+run-scoped task keys, step arguments Dask does not walk and steps submitted as they become
+ready, so that a run of one partition works, two runs can share a cluster and a dynamic
+fan-out's steps run; ``pipelines/dask_execution.py`` names the upstream issues), which
+``pipelines/jobs.py`` names.
 """
 
 from __future__ import annotations
