@@ -182,7 +182,7 @@ def complete_pairs(pairs: pd.DataFrame) -> GateResult:
 def unfinished_moves(moves: pd.DataFrame) -> GateResult:
     """A move without an action is the last move of its match: the request that ended the match
     unanswered (a forfeit, retries spent), recorded so that every request is counted
-    (``arena.tournament.runner.with_unfinished``); anywhere else it is a broken transcript."""
+    (``arena.tournament.play.with_unfinished``); anywhere else it is a broken transcript."""
     if moves.empty or "action" not in moves.columns:
         return GateResult(True, {"moves": len(moves), "unfinished": 0}, "no moves to check")
     missing = moves["action"].isna()

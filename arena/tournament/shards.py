@@ -40,13 +40,9 @@ from arena.roster import BuiltinEntry, Roster
 from arena.secrets import environment_secrets, redacted_rows, scrub
 from arena.tournament.journal import CACHE, Corpus, write_journal_line
 from arena.tournament.lineup import build_lineup
-from arena.tournament.runner import (
-    pending_matches,
-    play_all,
-    play_builtin_match,
-    tournament_schedule,
-)
+from arena.tournament.play import pending_matches, play_all, tournament_schedule
 from engines.gbg.rng import derive_seed
+from engines.tournament.match import play_builtin_match
 from engines.tournament.records import Record
 from engines.tournament.schedule import Game, ScheduledMatch
 

@@ -61,7 +61,7 @@ def san_moves(spec: OpenSpielSpec, play_seed: int, actions: Sequence[str]) -> tu
 
 def played(move: Mapping[str, Any]) -> bool:
     """Whether a move row is a move played: the row of the move that ended a forfeited or failed
-    match has an empty action (``arena.tournament.runner.with_unfinished``)."""
+    match has an empty action (``arena.tournament.play.with_unfinished``)."""
     action = move.get("action")
     return isinstance(action, str) and action != ""
 
