@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from engines.gbg.engine import new_deal
+from engines.gbg.render import NAMES, event_line, turn_prompt
 from engines.gbg.spec import (
     Actor,
     AuctionPhase,
@@ -28,6 +30,7 @@ from engines.gbg.spec import (
     SimultaneousPhase,
     SwapPhase,
 )
+from engines.gbg.state import PUBLIC, State
 from engines.gbg.structure import successors
 
 SEAT_NAMES = {"alice": "Alice", "bob": "Bob"}
@@ -767,6 +770,224 @@ def _example_showdown(spec: GameSpec) -> list[str]:
     ]
 
 
+# --- the paper's style, continued: the terms, the phases at a glance, one deal played out -------
+
+# (phase kind, or "" for every game; term; meaning).  A game's rulebook defines the terms of the
+# kinds of phase it has, so the list grows with the game.
+TERMS: tuple[tuple[str, str, str], ...] = (
+    ("", "Deal", "one play of the game, from the shuffle to the settlement of the pot"),
+    ("", "Chips behind", "the chips a player still holds, not yet put into the pot"),
+    ("", "Ante", "the chips each player puts into the pot before any card is dealt"),
+    ("", "Pot", "the chips put in by both players; the winner of the deal takes all of them"),
+    ("", "Private card", "a card in a player's hand, seen only by that player"),
+    ("betting", "Check", "pass the turn without betting, allowed only when nothing is owed"),
+    ("betting", "Bet", "put chips into the pot that the opponent must match to stay in"),
+    ("betting", "Call", "put in exactly what is needed to match the opponent's bet"),
+    ("betting", "Raise", "call the opponent's bet and add a further bet on top of it"),
+    ("betting", "Fold", "give up the deal: the opponent takes the pot and no hand is shown"),
+    ("reveal", "Board", "cards dealt face up in the middle, seen by both players"),
+    (
+        "simultaneous",
+        "Simultaneous round",
+        "both players choose an option without seeing the other's choice; then both are shown",
+    ),
+    (
+        "auction",
+        "Sealed bid",
+        "a bid made in secret; the bids are compared only once both players have bid",
+    ),
+    ("peek", "Peek", "a private look at a card; the opponent learns that it happened, not what"),
+    ("draw", "Draw", "take further private cards from the deck into the hand"),
+    ("swap", "Swap", "exchange a card of the hand for another, as the phase's rule says"),
+    ("position", "Position", "a named role held by at most one player, given by a rule"),
+    (
+        "side_bet",
+        "Side bet",
+        "a wager beside the pot on a proposition, settled at the end of the deal",
+    ),
+    ("", "Showdown", "the end of a deal without a fold: the hands are shown and compared"),
+    ("", "Result", "a player's chips at the end of the deal minus its chips at the start"),
+)
+
+
+def _terms(spec: GameSpec) -> list[str]:
+    kinds = {p.kind for p in spec.phases}
+    lines = [
+        f"- **{term}**: {meaning}." for kind, term, meaning in TERMS if not kind or kind in kinds
+    ]
+    if any(e.when is not None for p in spec.phases for e in p.next):
+        lines.append(
+            "- **Branch condition**: a condition checked when a phase ends; when it holds, play "
+            "jumps to the phase it names and the phases in between are not played."
+        )
+    return lines
+
+
+def _decisions(p: Phase) -> str:
+    """Who decides what in phase ``p``, in a few words (the table of phases)."""
+    seats = {"alice": "Alice", "bob": "Bob", "both": "Alice, then Bob"}
+    if isinstance(p, BettingPhase):
+        return "both in turn: check, bet, call, raise or fold"
+    if isinstance(p, SimultaneousPhase):
+        return "both at once: " + ", ".join(o.name for o in p.options)
+    if isinstance(p, AuctionPhase):
+        return "both bid in secret: " + ", ".join(str(b) for b in p.bids)
+    if isinstance(p, PeekPhase):
+        who = f"the {p.position} holder" if p.who == "position" else seats[p.who]
+        return f"{who}: peek or pass" if p.optional else "none"
+    if isinstance(p, DrawPhase):
+        return f"{seats[p.who]}: draw or stand" if p.optional else "none"
+    if isinstance(p, SwapPhase):
+        return f"{seats[p.who]}: keep or swap a card"
+    if isinstance(p, SideBetPhase):
+        return "Alice, then Bob: side bet or pass"
+    return "none"
+
+
+def _phase_table(spec: GameSpec) -> list[str]:
+    """One row per phase: its number, name, kind, decisions and where play goes next."""
+    lines = [
+        "| # | phase | kind | decisions | then |",
+        "|---|---|---|---|---|",
+    ]
+    for i, p in enumerate(spec.phases):
+        targets = [e.to for e in p.next] or list(successors(spec, i)[:1])
+        then = " or ".join(
+            "the showdown" if t == "showdown" else f"phase {t}" for t in dict.fromkeys(targets)
+        )
+        if any(e.when is not None for e in p.next):
+            then += " (by its conditions)"
+        lines.append(
+            f"| {i + 1} | {p.title or p.id} ({p.id}) | {p.kind} | {_decisions(p)} | {then} |"
+        )
+    return lines
+
+
+# The example deals: (play seed, the seat that bets, whose messages are shown).  The first shows
+# the message each player receives at its first decision, the second (another shuffle, the other
+# player betting) the message at its last decision, which carries the whole history a player
+# sees late in a deal.  The same deals in every rulebook build.
+EXAMPLE_DEALS: tuple[tuple[int, int, str], ...] = ((0, 0, "first"), (1, 1, "last"))
+
+
+def _example_choice(seat: int, bettor: int, legal: tuple[str, ...]) -> str:
+    """The choice an example deal shows: the ``bettor`` bets the smallest amount it may, the
+    other player calls or checks; otherwise the first listed action other than folding (the
+    deal reaches the showdown whenever the rules let it)."""
+
+    def amount(action: str) -> int:
+        return int(action.rsplit(" ", 1)[1])
+
+    if seat == bettor:
+        bets = [a for a in legal if a.startswith("bet ")]
+        if bets:
+            return min(bets, key=amount)
+    for wanted in ("call", "check"):
+        if wanted in legal:
+            return wanted
+    return next((a for a in legal if a != "fold"), legal[0])
+
+
+def _status(state: State) -> str:
+    return (
+        f"(The pot holds {chips(state.pot())}; behind: Alice {state.stacks[0]}, "
+        f"Bob {state.stacks[1]}.)"
+    )
+
+
+def _message(state: State, when: str) -> list[str]:
+    seat = state.current_player
+    pronoun = "her" if seat == 0 else "his"
+    return [
+        f"The message {NAMES[seat]} receives at {pronoun} {when} decision (the rulebook is "
+        "sent before it):",
+        "```",
+        turn_prompt(state, seat),
+        "```",
+    ]
+
+
+def _example_deal(spec: GameSpec, seed: int, bettor: int, messages: str) -> list[str]:
+    """One complete deal of ``spec`` played by the engine (play ``seed``, the choices of
+    ``_example_choice``): every event as the players are told it, the pot and the stacks
+    before each decision where they changed, the phases a condition skips, and the messages
+    sent at each player's ``first`` decision, or at the ``last`` decision of the deal, exactly
+    as they are sent."""
+    state = new_deal(spec, seed, tree=False)
+    assert isinstance(state, State)
+    ids = [p.id for p in spec.phases]
+    out: list[str] = []
+    shown: set[int] = set()
+    last: tuple[int, list[str]] = (0, [])  # where the last decision's message goes, and it
+    done = 0
+    current = -1
+    told = 0  # lines told in the current phase
+    status = ""  # the last pot and stacks stated
+
+    def close(upto: int) -> None:
+        """End the current phase's narration; name the phases skipped before ``upto``."""
+        if current >= 0 and not told:
+            out.append("- (nothing is told to either player)")
+        if upto > current + 1:
+            skipped = ", ".join(ids[current + 1 : upto])
+            out.append(f"Not played (a condition sent play past them): {skipped}.")
+
+    def narrate() -> None:
+        nonlocal done, current, told
+        for event in state.events[done:]:
+            seen, kind, _, data = event
+            if kind == "phase":
+                close(data)
+                current, told = data, 0
+                p = spec.phases[data]
+                out.extend(["", f"Phase {data + 1}, {p.title or p.id} ({p.id}):"])
+                continue
+            if kind == "show":
+                close(len(ids))
+                current, told = -1, 0
+                out.extend(["", "At the showdown:"])
+            line = event_line(state, event, -1 if seen == PUBLIC else seen)
+            out.append(f"- {line}" if seen == PUBLIC else f"- [{NAMES[seen]}] {line}")
+            told += 1
+        done = len(state.events)
+
+    while not state.is_terminal():
+        narrate()
+        now = _status(state)
+        if now != status:
+            out.append(now)
+            status = now
+        seat = state.current_player
+        if messages == "first" and seat not in shown:
+            shown.add(seat)
+            out += _message(state, "first")
+        elif messages == "last":
+            last = (len(out), _message(state, "last"))
+        state.apply(_example_choice(seat, bettor, state.legal_actions()))
+    narrate()
+    at, message = last
+    out[at:at] = message
+    alice, bob = state.returns()
+    return [*out, "", f"Result of this deal: Alice {alice:+d}, Bob {bob:+d}."]
+
+
+def _example_deals(spec: GameSpec) -> list[str]:
+    out = [
+        "Here are complete deals of this game as the engine plays them: one shuffle each, and "
+        "one choice among the legal actions at each decision (not advice: another choice is "
+        "often better). A line marked with a player's name in brackets is told to that player "
+        "only; every other line is told to both.",
+    ]
+    for number, (seed, bettor, messages) in enumerate(EXAMPLE_DEALS, start=1):
+        out += [
+            "",
+            f"### Example deal {number}: {NAMES[bettor]} bets when {NAMES[bettor]} may, "
+            f"{NAMES[1 - bettor]} calls or checks",
+            *_example_deal(spec, seed, bettor, messages),
+        ]
+    return out
+
+
 def cards_in_hand(spec: GameSpec) -> int:
     return spec.phases[0].count if isinstance(spec.phases[0], DealPhase) else 1
 
@@ -794,6 +1015,12 @@ def paper_rulebook(spec: GameSpec) -> str:
         "folds or at the showdown, where the hands are compared.",
         "Example: if Alice ends the deal with 3 chips more than she started with, Bob ends it "
         "with 3 chips fewer; Alice's chip lead over Bob is then 6.",
+        "",
+        "## Terms",
+        *_terms(spec),
+        "",
+        "## The phases at a glance",
+        *_phase_table(spec),
         "",
         "## Cards",
         f"The deck has {deck.size} cards: ranks {ranks}; suits {suits}{copies}. A card is "
@@ -840,6 +1067,9 @@ def paper_rulebook(spec: GameSpec) -> str:
         f"each in betting; the pot holds {chips(pot + 4)}. If Bob wins at the showdown he "
         f"takes all {pot + 4}: his result is +{spec.ante + 2} and Alice's is -{spec.ante + 2}. "
         "On a tie each takes back what it put in, and both results are 0.",
+        "",
+        "## Example deals",
+        *_example_deals(spec),
         "",
         "## Your turn",
         "At each decision you receive what you can see so far and the list of legal actions. "
