@@ -122,9 +122,11 @@ def test_the_release_role_ratings_recover_the_planted_order_with_intervals(group
     skill = ratings.set_index(["model", "role"])["skill"]
     # the planted order: the sharp model above the one that plays at random, in every role
     # whose play the sharp policy changes (the Seer's claims, the Doctor's guard) and overall,
-    # with disjoint intervals overall; so is the rule bot above the random bot
+    # with disjoint intervals; so is the rule bot above the random bot overall
+    by = ratings.set_index(["model", "role"])
     for role in ("seer", "doctor"):
         assert skill[("llm-sharp", role)] > skill[("llm-dull", role)], role
+        assert by.loc[("llm-sharp", role), "ci_low"] > by.loc[("llm-dull", role), "ci_high"]
     assert overall.loc["llm-sharp", "ci_low"] > overall.loc["llm-dull", "ci_high"]
     assert overall.loc["rule", "ci_low"] > overall.loc["random", "ci_high"]
     fit = read(group.release, "werewolf_fit").iloc[0]
