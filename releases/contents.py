@@ -61,6 +61,7 @@ from releases.heldout import (
     revealed_table,
 )
 from releases.store import Published, publish
+from releases.strength_cost import strength_cost_frame
 from releases.versioned import newest_results
 
 WALL_CLOCK_COLUMNS: tuple[str, ...] = (
@@ -330,24 +331,6 @@ def plot_images(tables: Mapping[str, pd.DataFrame]) -> dict[str, bytes]:
         with plotting.image_format(kind):
             images.update({f"plots/{name}.{kind}": draw() for name, draw in drawings.items()})
     return images
-
-
-def strength_cost_frame(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
-    """Per model: usage (tokens, cost, calls, fallback and rethink rates) and strength, from the
-    released match table and leaderboard; None when no model made a provider call (a roster of
-    built-in bots: nothing on the cost side, the release unchanged)."""
-    from engines.stats.usage import has_usage, model_usage, strength_cost
-
-    matches = next((tables[n] for n in ("complete_pairs", "match_corpus") if n in tables), None)
-    board = tables.get("leaderboards")
-    if matches is None or board is None or matches.empty or "model" not in board.columns:
-        return None
-    if not {"alice", "bob"} <= set(matches.columns):
-        return None
-    usage = model_usage(matches, tables.get("match_moves"))
-    if not has_usage(usage):
-        return None
-    return strength_cost(usage, board)
 
 
 def roster_records(tables: Mapping[str, pd.DataFrame]) -> list[dict[str, Any]]:

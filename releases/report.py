@@ -56,6 +56,7 @@ from engines.gbg.engine import new_deal
 from engines.gbg.spec import SEATS
 from engines.openspiel.boards import BOARD_FAMILIES
 from releases.editions import edition_label
+from releases.strength_cost import strength_cost_frame
 
 MAX_DEALS = 300
 """The most deals the viewer embeds (whole runs, so both seat-swapped deals of a run)."""
@@ -582,8 +583,6 @@ def cost_section(
 ) -> Markup:
     """Tokens, cost and answer quality per model beside its strength, and the strength-vs-cost
     plot (GameBench 2's cost per point); nothing when no model made a provider call."""
-    from releases.contents import strength_cost_frame
-
     frame = strength_cost_frame(tables)
     if frame is None:
         return Markup("")
