@@ -52,6 +52,7 @@ from scipy.stats import norm
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engines.axes.names import AXES
+from engines.numeric.zscores import zscores
 from engines.stats.anchored import (
     SeatCells,
     anchored_scales,
@@ -69,7 +70,6 @@ from engines.stats.planted import (
     noise_free,
 )
 from engines.stats.reference_field import ReferenceField, reference_field
-from engines.stats.zscores import zscores
 
 FIELD_KEY = "gbg-builtin-v1"
 SEED_STRIDE = 100_000  # edition e draws its game seeds in [e * stride, e * stride + 20,000)

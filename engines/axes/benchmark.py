@@ -13,7 +13,7 @@ functions and attach metadata.
 - :func:`axis_row` / :data:`AXIS_SCORE_COLUMNS`: one game's axes, sampling errors, both seats'
   values, the rerun and the per-game diagnostics (Appendix C, "Estimation").
 - :func:`benchmark_table`: every game's row with each axis z-scored over the games (sample
-  standard deviation, see ``engines.stats.zscores``).
+  standard deviation, see ``engines.numeric.zscores``).
 - :func:`diagnostics_tables`: Table 3 per axis and Appendix D's pairwise correlations and
   variance inflation factors.
 - :func:`with_game_seed`: the rows keyed by ``game_seed``, as the statistics join them.
@@ -37,7 +37,7 @@ from engines.axes.plots import benchmark_plot, selection_plot
 from engines.axes.screening import SCREENING_AXES, screen_games
 from engines.axes.selection import farthest_point, normalise
 from engines.gbg import ENGINE_VERSION, GameSpec
-from engines.stats.zscores import zscores
+from engines.numeric.zscores import zscores
 from engines.tasks import TaskPool
 
 MAX_WORLD_FALLBACK_SHARE = 0.10

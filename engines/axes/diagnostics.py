@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from engines.stats.special import spearman_statistic
+from engines.numeric.special import spearman_statistic
 
 
 def mean_and_error(values: Sequence[float]) -> tuple[float, float]:

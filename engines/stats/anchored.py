@@ -43,12 +43,12 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from engines.numeric.special import expit
 from engines.stats.bootstrap import DEFAULT_BOOTSTRAP, draws, percentile_interval, replicate_counts
 from engines.stats.leaderboard import solve_sum_to_zero
 from engines.stats.provisional import ProvisionalRules, provisional_flags
 from engines.stats.reference_field import ReferenceField
 from engines.stats.runs import complete_runs, run_table
-from engines.stats.special import expit
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from engines.numeric.special import expit
 from engines.stats.anchored import (
     ELO_SCALE,
     SeatCells,
@@ -35,7 +36,6 @@ from engines.stats.anchored import (
     seat_runs_from_arrays,
 )
 from engines.stats.reference_field import ReferenceField
-from engines.stats.special import expit
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -18,11 +18,11 @@ import numpy.typing as npt
 import pandas as pd
 
 from engines.axes.names import AXES
+from engines.numeric.special import t_sf
+from engines.numeric.zscores import zscores
 from engines.stats.bootstrap import bootstrap_p_value, percentile_interval
 from engines.stats.composite import regressor_zscores
 from engines.stats.ranks import spearman_rho
-from engines.stats.special import t_sf
-from engines.stats.zscores import zscores
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]

@@ -23,9 +23,9 @@ import numpy.typing as npt
 import pandas as pd
 
 from engines.axes.names import AXES
+from engines.numeric.zscores import zscores
 from engines.stats.leaderboard import Leaderboard, RunSample, fit_leaderboard
 from engines.stats.robustness import refit_on_games
-from engines.stats.zscores import zscores
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -49,7 +49,7 @@ def zscore_axes(axis_scores: pd.DataFrame, game_seeds: IntArray) -> FloatArray:
     """z_a(g) = (x_a(g) - mean_a) / sd_a over the corpus's games (G, 5), in ``game_seeds`` order.
 
     The standard deviation is the population one (ddof = 0), so each column has unit variance
-    (see ``engines.stats.zscores`` for the choice).
+    (see ``engines.numeric.zscores`` for the choice).
     """
     missing = [c for c in ("game_seed", *AXES) if c not in axis_scores.columns]
     if missing:

@@ -16,11 +16,11 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from engines.numeric.special import expit
 from engines.stats.bootstrap import percentile_interval
 from engines.stats.leaderboard import RunSample
 from engines.stats.ranks import spearman_rho
 from engines.stats.runs import RunTable
-from engines.stats.special import expit
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -26,7 +26,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from engines.axes.names import AXES
-from engines.stats.zscores import zscores
+from engines.numeric.zscores import zscores
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from engines.stats.special import rankdata
+from engines.numeric.special import rankdata
 
 FloatArray = npt.NDArray[np.float64]
 

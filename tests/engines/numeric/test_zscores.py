@@ -1,4 +1,4 @@
-"""The one z-scoring (``engines.stats.zscores``): both divisors, degenerate columns, NaN, rows,
+"""The one z-scoring (``engines.numeric.zscores``): both divisors, degenerate columns, NaN, rows,
 and bit-for-bit agreement with the formulas the published tables were computed with."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from engines.numeric.zscores import zscores
 from engines.stats.composite import regressor_zscores
-from engines.stats.zscores import zscores
 
 
 def test_population_and_sample_divisors() -> None:
