@@ -66,13 +66,20 @@ from arena.llm.transport import (
 from arena.llm.usage import UNAVAILABLE, MoveForfeited, MoveNotObtained, Unfinished, Usage
 from arena.secrets import redact
 from engines.agents.base import Decision, FailureStatus, MoveFailed, PlayerStopped
-from engines.agents.parser import FEEDBACK, Parsed, action_schema, fallback_action, parse_reply
+from engines.agents.parser import (
+    FEEDBACK,
+    Parsed,
+    action_schema,
+    fallback_action,
+    parse_move,
+    parse_reply,
+)
 from engines.gbg import rulebook
 from engines.gbg.engine import State
 from engines.gbg.render import turn_prompt
 from engines.openspiel.spec import OpenSpielSpec
 from engines.openspiel.state import OpenSpielState
-from engines.openspiel.text import conservative_move, parse_move, rules_text
+from engines.openspiel.text import conservative_move, rules_text
 
 # A cached call that failed (retries exhausted, malformed reply) is stored under this key, so
 # an offline rebuild reproduces the failed match; a live run ignores it and asks again.

@@ -29,6 +29,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from engines.openspiel.text import read_move
+
 Verdict = Literal["ok", "unparsable", "illegal"]
 
 FEEDBACK: dict[str, str] = {
@@ -252,3 +254,18 @@ def action_schema(legal: tuple[str, ...]) -> dict[str, Any]:
         "required": ["action"],
         "additionalProperties": False,
     }
+
+
+def parse_move(state: Any, reply: str | None) -> tuple[str, str | None]:
+    """(verdict, move) for a reply in an OpenSpiel game: the JSON ``{"action": ...}`` reader,
+    then ``engines.openspiel.text.read_move`` for a name the menu spells otherwise."""
+    legal = state.legal_actions()
+    # Chess names differ by case alone (bxc3 / Bxc3): its moves are read by ``read_move`` only.
+    parsed = parse_reply(reply, () if state.spec.family == "chess" else legal)
+    if parsed.verdict == "ok":
+        return "ok", parsed.action
+    if parsed.verdict == "illegal" and parsed.said is not None:
+        found = read_move(state, parsed.said)
+        if found is not None:
+            return "ok", found
+    return parsed.verdict, None

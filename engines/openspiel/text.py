@@ -25,8 +25,6 @@ import re
 from operator import itemgetter
 from typing import Any
 
-from engines.agents.parser import parse_reply
-
 SIDES: dict[str, tuple[str, str]] = {
     "chess": ("Black", "White"),  # OpenSpiel's player 0 is Black; White (player 1) moves first
     "go": ("Black", "White"),
@@ -449,20 +447,6 @@ def read_move(state: Any, said: str) -> str | None:
             return raises[-1] if raises else None
         return lowered.get(key)
     return None
-
-
-def parse_move(state: Any, reply: str | None) -> tuple[str, str | None]:
-    """(verdict, move) for a reply: the JSON ``{"action": ...}`` reader, then ``read_move``."""
-    legal = state.legal_actions()
-    # Chess names differ by case alone (bxc3 / Bxc3): its moves are read by ``read_move`` only.
-    parsed = parse_reply(reply, () if state.spec.family == "chess" else legal)
-    if parsed.verdict == "ok":
-        return "ok", parsed.action
-    if parsed.verdict == "illegal" and parsed.said is not None:
-        found = read_move(state, parsed.said)
-        if found is not None:
-            return "ok", found
-    return parsed.verdict, None
 
 
 def conservative_move(legal: tuple[str, ...]) -> str:

@@ -10,10 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assets.run_profiles import get_profile
+from engines.agents.parser import parse_move
 from engines.openspiel import OpenSpielState, parse_openspiel
 from engines.openspiel.determinize import determinize
 from engines.openspiel.spec import PROTOCOLS
-from engines.openspiel.text import parse_move, read_move, rules_text
+from engines.openspiel.text import read_move, rules_text
 
 TOKENS = list(get_profile("paper").openspiel_games)  # the seven games the paper profile plays
 SPECS = {token: parse_openspiel(token) for token in TOKENS}
