@@ -39,10 +39,13 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import metadata
-from typing import Any, Literal
+from typing import Any
 
 import pyspiel
 
+from engines.openspiel.move_protocol import PROTOCOLS as PROTOCOLS
+from engines.openspiel.move_protocol import Protocol as Protocol
+from engines.openspiel.state import OpenSpielState
 from engines.openspiel.text import NameCache
 
 PREFIX = "openspiel:"
@@ -64,38 +67,6 @@ HUNL_PARAMS: dict[str, Any] = {
     "bettingAbstraction": "fullgame",
 }
 ALIASES: dict[str, tuple[str, dict[str, Any]]] = {"hunl": ("universal_poker", HUNL_PARAMS)}
-
-Exhausted = Literal["forfeit", "conservative", "fallback"]
-
-
-@dataclass(frozen=True)
-class Protocol:
-    """How a player's reply becomes a move (see the module docstring)."""
-
-    name: str
-    show_legal: bool
-    rethinks: int
-    exhausted: Exhausted
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "show_legal": self.show_legal,
-            "rethinks": self.rethinks,
-            "exhausted": self.exhausted,
-        }
-
-
-PROTOCOLS: dict[str, Protocol] = {
-    # Game Arena, chess: no list of legal moves, SAN normalised, three retries, then a loss.
-    "game-arena-chess": Protocol("game-arena-chess", False, 3, "forfeit"),
-    # Game Arena, poker: one retry, then check (no bet pending) or fold.
-    "game-arena-poker": Protocol("game-arena-poker", True, 1, "conservative"),
-    # Board games (GameBench 2: an illegal move loses), with the legal menu and three retries.
-    "menu-forfeit": Protocol("menu-forfeit", True, 3, "forfeit"),
-    # The GENSTRAT protocol of the generated games: one rethink, then the harness's fallback.
-    "genstrat": Protocol("genstrat", True, 1, "fallback"),
-}
 
 FAMILY_PROTOCOL: dict[str, str] = {
     "chess": "game-arena-chess",
@@ -196,10 +167,8 @@ class OpenSpielSpec:
     def spec_hash(self) -> str:
         return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
 
-    def new_deal(self, play_seed: int = 0) -> Any:
+    def new_deal(self, play_seed: int = 0) -> OpenSpielState:
         """A fresh deal whose chance outcomes come from ``play_seed`` (``OpenSpielState``)."""
-        from engines.openspiel.state import OpenSpielState
-
         return OpenSpielState(self, play_seed)
 
 

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import random
 from operator import itemgetter
-from typing import Any
+from typing import Any, Protocol
 
 from engines.gbg.rng import derive_seed
-from engines.openspiel.spec import OpenSpielSpec
+from engines.openspiel.move_protocol import Protocol as MoveProtocol
 from engines.openspiel.text import (
     CACHED_FAMILIES,
+    NameCache,
     action_names,
     poker_fields,
     poker_spent,
@@ -36,10 +37,39 @@ CHANCE_SALT = 0x05C4A7CE
 TERMINAL = -4
 
 
+class OpenSpielGame(Protocol):
+    """What a deal and its readers take from the game it is a deal of: an
+    ``engines.openspiel.spec.OpenSpielSpec``, which makes deals (``new_deal``) and so sits
+    above this module."""
+
+    @property
+    def token(self) -> str: ...
+    @property
+    def family(self) -> str: ...
+    @property
+    def game(self) -> Any: ...
+    @property
+    def has_chance(self) -> bool: ...
+    @property
+    def alternates(self) -> bool: ...
+    @property
+    def fast_advance(self) -> bool: ...
+    @property
+    def perfect_information(self) -> bool: ...
+    @property
+    def name_cache(self) -> NameCache: ...
+    @property
+    def move_cap(self) -> int | None: ...
+    @property
+    def adjudication(self) -> str: ...
+    @property
+    def protocol(self) -> MoveProtocol: ...
+
+
 class OpenSpielState:
     """A deal in progress (see the module docstring)."""
 
-    def __init__(self, spec: OpenSpielSpec, play_seed: int = 0) -> None:
+    def __init__(self, spec: OpenSpielGame, play_seed: int = 0) -> None:
         self.spec = spec
         self.play_seed = play_seed
         self.ps = spec.game.new_initial_state()
