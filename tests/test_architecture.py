@@ -2,8 +2,9 @@
 
 Two checks (docs/ARCHITECTURE.md, "Layers and contracts"):
 - ``lint-imports`` (import-linter, configured in pyproject.toml): imports point one way,
-  engines <- arena <- quality <- releases <- assets <- pipelines, and ``engines`` imports no
-  Dagster, network, subprocess, process-pool, file-locking or SQLite module;
+  engines <- arena <- quality <- releases <- assets <- pipelines, and inside every package in
+  its own order, with no circle at any depth; ``engines`` imports no Dagster, network,
+  subprocess, process-pool, file-locking or SQLite module;
 - a scan of ``engines/``'s syntax for what an import contract cannot see: reading the
   environment (``os.environ``, ``os.getenv``), opening or writing files (``open``,
   ``Path.read_text`` and its siblings), and asyncio servers or subprocesses.
@@ -15,6 +16,7 @@ import ast
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -78,9 +80,12 @@ def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_import_contracts_hold() -> None:
+    contracts = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    # every package of two modules or more keeps an order (engines.gbg in its own test)
+    assert len(contracts["contracts"]) >= 25
     result = lint_imports(REPO_ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 2 kept, 0 broken." in result.stdout
+    assert f"Contracts: {len(contracts['contracts'])} kept, 0 broken." in result.stdout
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +122,66 @@ def test_a_planted_violation_breaks_the_contracts(
     assert result.returncode == 1, result.stdout
     assert expected in result.stdout
     assert " broken." in result.stdout and "0 broken" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "added", "broken"),
+    [
+        # the axes read nothing of the statistics, which stand on them
+        (
+            "engines/axes/names.py",
+            "import engines.stats.analysis\n",
+            ["engines.axes.names -> engines.stats.analysis", "engines: ablations <- stats"],
+        ),
+        # a deal does not make its game: the circle spec <-> state, hidden in a function
+        (
+            "engines/openspiel/state.py",
+            "def _planted() -> None:\n    from engines.openspiel.spec import OpenSpielSpec\n",
+            [
+                "engines.openspiel.state -> engines.openspiel.spec",
+                "No cycles are allowed in engines.openspiel.",
+                "engines.openspiel: pgn, random_play <- spec",
+            ],
+        ),
+        # the LLM clients know no roster
+        (
+            "arena/llm/usage.py",
+            "from arena.roster import Roster\n",
+            ["arena.llm.usage -> arena.roster", "arena: ablations, adapters, werewolf"],
+        ),
+        # the matches' play does not call back into the run that drives it
+        (
+            "arena/tournament/play.py",
+            "def _planted() -> None:\n    from arena.tournament import shards\n",
+            [
+                "arena.tournament.play -> arena.tournament.shards",
+                "No cycles are allowed in arena.tournament.",
+            ],
+        ),
+        # the report renders tables; it does not reach for what publishes them
+        (
+            "releases/report.py",
+            "def _planted() -> None:\n    from releases.contents import strength_cost_frame\n",
+            ["releases.report -> releases.contents", "No cycles are allowed in releases."],
+        ),
+    ],
+)
+def test_a_planted_import_breaks_a_package_order(
+    planted_tree: Path, module: str, added: str, broken: list[str]
+) -> None:
+    """An import added to a module of the tree (at its end, where a late import would stand)
+    breaks its package's layers, and the circle contract when it closes a circle."""
+    path = planted_tree / module
+    original = path.read_text()
+    path.write_text(f"{original}\n\n{added}")
+    try:
+        result = lint_imports(planted_tree)
+    finally:
+        path.write_text(original)
+    assert result.returncode == 1, result.stdout
+    for line in broken:
+        assert line in result.stdout, result.stdout
+    assert lint_imports(planted_tree).returncode == 0  # the tree as it was keeps them all
 
 
 def test_engines_touch_no_environment_files_servers_or_processes() -> None:
