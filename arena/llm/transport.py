@@ -57,7 +57,7 @@ import contextlib
 import json
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -177,12 +177,23 @@ class ProviderGate:
     connections (``httpx``'s pool gets slow when many requests queue for many connections).
     """
 
-    def __init__(self, concurrency: int, requests_per_minute: float | None = None) -> None:
+    def __init__(
+        self,
+        concurrency: int,
+        requests_per_minute: float | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        """``clock`` and ``sleep`` are the time the gate and its transports keep (rate, pauses,
+        retry waits, a request's bound): the system's, or a test's."""
         if concurrency < 1:
             raise ValueError(f"provider concurrency must be at least 1, got {concurrency}")
         if requests_per_minute is not None and requests_per_minute <= 0:
             raise ValueError(f"requests_per_minute must be positive, got {requests_per_minute}")
         self.concurrency = concurrency
+        self.clock = clock
+        self.sleep = sleep
         self.interval = 60.0 / requests_per_minute if requests_per_minute else 0.0
         self._free: asyncio.Queue[int] = asyncio.Queue()
         for slot in range(concurrency):
@@ -195,11 +206,11 @@ class ProviderGate:
 
     def pause(self, seconds: float) -> None:
         """Hold every request of this provider for ``seconds`` from now (a 429's Retry-After)."""
-        self._paused_until = max(self._paused_until, time.monotonic() + seconds)
+        self._paused_until = max(self._paused_until, self.clock() + seconds)
 
     async def acquire(self, until: float | None = None) -> int | None:
         """Wait for a free slot, the rate limit and any pause; return the slot's number, or
-        None when the request could not start before ``until`` (``time.monotonic``)."""
+        None when the request could not start before ``until`` (on the gate's ``clock``)."""
         if until is None:
             slot = await self._free.get()
         else:
@@ -209,7 +220,7 @@ class ProviderGate:
             slot = found
         try:
             while True:
-                now = time.monotonic()
+                now = self.clock()
                 start = max(now, self._next_start, self._paused_until)
                 if start <= now:
                     self._next_start = now + self.interval
@@ -217,7 +228,7 @@ class ProviderGate:
                 if until is not None and start > until:
                     self._free.put_nowait(slot)
                     return None
-                await asyncio.sleep(start - now)
+                await self.sleep(start - now)
         except BaseException:
             self._free.put_nowait(slot)
             raise
@@ -227,7 +238,7 @@ class ProviderGate:
         cut off after the queue handed one over gives it back)."""
         getter = asyncio.ensure_future(self._free.get())
         try:
-            await asyncio.wait({getter}, timeout=max(until - time.monotonic(), 0.0))
+            await asyncio.wait({getter}, timeout=max(until - self.clock(), 0.0))
         except BaseException:  # cancelled while waiting
             if getter.done() and not getter.cancelled():
                 self._free.put_nowait(getter.result())
@@ -305,7 +316,7 @@ class Transport:
         breaker = self.breaker
         sent = 0  # attempts that reached the provider
         spent = 0.0  # seconds the attempts took
-        deadline: float | None = None  # time.monotonic() by which the request ends
+        deadline: float | None = None  # the gate's clock by which the request ends
         answered = False  # the last attempt was answered with a retryable status
 
         async def attempt(number: int) -> Response | Failed | None:
@@ -316,12 +327,12 @@ class Transport:
             if slot is None:
                 return None
             if deadline is None:
-                deadline = time.monotonic() + self.max_request_s
+                deadline = self.gate.clock() + self.max_request_s
             if breaker is not None and breaker.reason is not None:
                 self.gate.release(slot)
                 raise EndpointUnavailable(breaker.reason)
             client = self.clients[slot // self.slots_per_client]
-            limit = min(self.timeout_s, deadline - time.monotonic())
+            limit = min(self.timeout_s, deadline - self.gate.clock())
             answered = False
             started = time.perf_counter()
             try:
@@ -405,13 +416,13 @@ class Transport:
             wait = retrying.after(outcome)
             if wait is None:
                 break
-            if deadline is not None and time.monotonic() + wait >= deadline:
+            if deadline is not None and self.gate.clock() + wait >= deadline:
                 retrying.attempts -= 1  # the retry is not made
                 given_up = f"a retry would start past the bound of {self.max_request_s:.3g} s"
                 out_of_time = True
                 break
             if breaker is None:
-                await asyncio.sleep(wait)
+                await self.gate.sleep(wait)
             else:
                 await breaker.pause(wait)
         assert failure is not None  # the first attempt always starts

@@ -47,6 +47,38 @@ def new_client() -> httpx.AsyncClient:
 OK = completion('{"action": "check"}')
 
 
+class Clock:
+    """The time of a gate and its transports, moved by their own waits only: ``sleep`` records
+    what was asked and moves the clock to the end of the wait, so a test reads the waits the
+    gate chose, never the machine's speed."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        until = self.now + seconds
+        await asyncio.sleep(0)  # the others run, as at a real wait
+        self.now = max(self.now, until)
+
+
+class RecordingGate(ProviderGate):
+    """A gate on a test's clock that notes the time at which each request may start."""
+
+    def __init__(self, clock: Clock, concurrency: int, requests_per_minute: float | None = None):
+        super().__init__(concurrency, requests_per_minute, clock=clock, sleep=clock.sleep)
+        self.starts: list[float] = []
+
+    async def acquire(self, until: float | None = None) -> int | None:
+        slot = await super().acquire(until)
+        self.starts.append(self.clock())
+        return slot
+
+
 def sequence(*answers: Answer) -> Callable[[Request], Answer]:
     """A script answering the given answers in turn, then OK forever."""
 
@@ -95,47 +127,47 @@ def test_retryable_faults_are_retried_until_an_answer(fault: Answer) -> None:
 
 
 def test_a_stall_past_the_timeout_is_retried() -> None:
-    with ScriptedServer(sequence(Answer(delay_s=1.0, body=OK.body))) as server:
-        started = time.perf_counter()
+    # the first answer would come after 30 s: only the 0.3 s timeout makes a second attempt
+    with ScriptedServer(sequence(Answer(delay_s=30.0, body=OK.body))) as server:
         response = post(server, timeout_s=0.3)
+        assert [r.number for r in server.requests] == [1, 2]
     assert response.attempts == 2
-    assert time.perf_counter() - started < 1.5
+    assert response.body["choices"][0]["message"]["content"] == '{"action": "check"}'
 
 
 def test_429_retry_after_is_honoured() -> None:
     limited = Answer(429, b'{"error": {"message": "rate limited"}}', {"retry-after": "1"})
+    clock = Clock()
+    gate = RecordingGate(clock, 4)
     with ScriptedServer(sequence(limited)) as server:
-        started = time.perf_counter()
-        response = post(server)
-        waited = time.perf_counter() - started
+        response = post(server, gate=gate)
         stamps = [r.number for r in server.requests]
     assert response.attempts == 2 and stamps == [1, 2]
-    assert 1.0 <= waited < 3.0  # the backoff alone would have waited about 10 ms
+    # the retry waited the server's second (the backoff alone would have waited about 10 ms)
+    assert 1.0 <= sum(clock.sleeps) < 1.1
+    assert gate.starts == [0.0, pytest.approx(sum(clock.sleeps))]
 
 
 def test_a_429_pauses_every_request_to_that_provider() -> None:
     limited = Answer(429, b"{}", {"retry-after": "1"})
-    arrivals: list[float] = []
-    lock = threading.Lock()
+    clock = Clock()
 
-    def script(request: Request) -> Answer:
-        with lock:
-            arrivals.append(time.perf_counter())
-        return limited if request.number == 1 else OK
-
-    async def go(server: ScriptedServer) -> None:
-        gate = ProviderGate(4)
+    async def go(server: ScriptedServer) -> list[float]:
+        gate = RecordingGate(clock, 4)
         async with new_client() as client:
             transport = Transport(client, gate, FAST, random.Random(0))
             url = server.url + "/chat/completions"
             first = asyncio.create_task(transport.post_json(url, {}, {}))
-            await asyncio.sleep(0.2)  # the 429 has arrived and paused the gate
+            while not clock.sleeps:  # until the 429 has arrived and paused the gate
+                await asyncio.sleep(0.01)
             await asyncio.gather(first, transport.post_json(url, {}, {}))
+        return gate.starts
 
-    with ScriptedServer(script) as server:
-        asyncio.run(go(server))
-    assert len(arrivals) == 3
-    assert arrivals[2] - arrivals[0] >= 0.95  # the second caller waited out the pause too
+    with ScriptedServer(sequence(limited)) as server:
+        starts = asyncio.run(go(server))
+        assert len(server.requests) == 3
+    # the first request at 0; its retry and the second caller both wait out the 1 s pause
+    assert starts[0] == 0.0 and len(starts) == 3 and min(starts[1:]) >= 1.0
 
 
 def test_retries_are_bounded_and_a_stall_ends_as_timeout() -> None:
@@ -216,25 +248,19 @@ def test_concurrency_limit_holds_requests_in_flight() -> None:
 
 
 def test_requests_per_minute_spaces_request_starts() -> None:
+    clock = Clock()
+
     async def go(server: ScriptedServer) -> list[float]:
-        gate = ProviderGate(8, requests_per_minute=600)  # one start per 100 ms
-        starts: list[float] = []
+        gate = RecordingGate(clock, 8, requests_per_minute=600)  # one start per 100 ms
         async with new_client() as client:
             transport = Transport(client, gate, FAST, random.Random(0))
             url = server.url + "/chat/completions"
-
-            async def one() -> None:
-                await transport.post_json(url, {}, {})
-                starts.append(time.perf_counter())
-
-            await asyncio.gather(*(one() for _ in range(5)))
-        return starts
+            await asyncio.gather(*(transport.post_json(url, {}, {}) for _ in range(5)))
+        return gate.starts
 
     with ScriptedServer() as server:
-        started = time.perf_counter()
-        asyncio.run(go(server))
-        elapsed = time.perf_counter() - started
-    assert elapsed >= 0.4  # five starts, 100 ms apart
+        starts = asyncio.run(go(server))
+    assert starts == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4])  # five starts, 100 ms apart
 
 
 def test_gate_refuses_bad_limits() -> None:
