@@ -16,15 +16,19 @@ quick budget.  Ratings (alpha) are the ``leaderboards`` asset's (the overall lea
 the tournament's complete pairs); an empty leaderboard leaves the lambda fit out.
 
 The value is ONE long DataFrame, ``ablation, quantity, subject, estimate, ci_low, ci_high, n``
-(``ablation`` in programs | thinking_budget | judge | authoring); the detailed tables (efficiency,
-thinking budget, authoring attempts, judgements, associations, program admissions) are
-Markdown metadata, with one plot.
+(``ablation`` in programs | thinking_budget | judge | authoring; the judge's rows are its
+association with margins, ``slope_<rubric>``, and how far each rubric's scores track their
+matched axis, ``tracking_<rubric>``: Section 8's question, released with the table); the
+detailed tables (efficiency, thinking budget, authoring attempts, judgements, associations,
+tracking, program admissions) are Markdown metadata, with one plot.  The blocking check
+``judge_tracking`` holds the tracking rows to their shape (``arena.ablations.judge``).
 """
 
 import dagster as dg
 import pandas as pd
 from pydantic import Field
 
+from arena.ablations.judge import tracking_problems
 from arena.ablations.runner import AblationSettings, leaderboard_alpha, run_ablations
 from arena.roster import ApiEntry, BuiltinEntry, Roster
 from assets.metadata import contract_check, image_metadata, markdown_table
@@ -270,6 +274,7 @@ def build_ablations(
         "solve_limit_histories": settings.max_histories,
         "thinking_budget": dg.MetadataValue.md(markdown_table(result.thinking)),
         "judge_association": dg.MetadataValue.md(markdown_table(result.association)),
+        "judge_tracking": dg.MetadataValue.md(markdown_table(result.tracking)),
         "judgements": dg.MetadataValue.md(markdown_table(judged.head(50))),
         "authoring_attempts": dg.MetadataValue.md(markdown_table(authoring)),
         "program_admissions": dg.MetadataValue.md(markdown_table(result.programs)),
@@ -314,5 +319,17 @@ def ablations(
     return dg.Output(table, metadata=metadata)  # type: ignore[arg-type]
 
 
+@dg.asset_check(asset=ablations, blocking=True, description="the judge's tracking rows")
+def judge_tracking(ablations: pd.DataFrame) -> dg.AssetCheckResult:
+    """Each rubric has one tracking row on its matched axis when traces were judged, with a
+    correlation and an interval in [-1, 1] (``arena.ablations.judge.tracking_problems``)."""
+    problems = tracking_problems(ablations)
+    rows = ablations[ablations["quantity"].str.startswith("tracking_")]
+    return dg.AssetCheckResult(
+        passed=not problems,
+        metadata={"problems": "; ".join(problems) or "none", "tracking_rows": len(rows)},
+    )
+
+
 ASSETS = [ablations]
-CHECKS: list[dg.AssetChecksDefinition] = [contract_check("ablations")]
+CHECKS: list[dg.AssetChecksDefinition] = [contract_check("ablations"), judge_tracking]

@@ -15,6 +15,13 @@ loosely; else ``name: digit`` pairs); a reply without three scores is recorded w
 of the judged move's deal is regressed on the score (chips per rubric point).  The axis scores
 are the games' five complexity axes (``engines.axes``); the ablations compute them for their
 games at the ``quick`` budget unless the caller passes the benchmark's.
+
+``tracking`` is the paper's other question (Section 8: "how much of each type of reasoning a
+trace contains barely tracks its matched axis. Only opponent modeling does, and weakly"): for
+each rubric, Spearman's rho over the judged traces between a trace's score and its game's
+matched axis, with a percentile bootstrap interval.  The axis belongs to the game, so the games
+are resampled (each with all its traces), not the deals.  ``tracking_problems`` is the check of
+the released rows.
 """
 
 from __future__ import annotations
@@ -226,3 +233,104 @@ def association(
                 }
             )  # fmt: skip
     return pd.DataFrame(rows, columns=[*columns, "ci_low", "ci_high"])
+
+
+TRACKING_COLUMNS = ("rubric", "axis", "games", "traces", "spearman", "ci_low", "ci_high")
+TRACKING_QUANTITY = "tracking_"  # + rubric: the rows of ``tracking`` in the summary table
+
+
+def _ranks(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Mid-ranks of ``x`` in the sample where row i appears ``w[i]`` times (ties share the
+    mean of the ranks they span), so a weighted Spearman equals the expanded sample's."""
+    order = np.argsort(x, kind="stable")
+    values, weights = x[order], w[order]
+    ranks = np.empty(len(x), dtype=np.float64)
+    below = 0.0
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[i]:
+            j += 1
+        tied = weights[i : j + 1].sum()
+        ranks[order[i : j + 1]] = below + (tied + 1) / 2
+        below += tied
+        i = j + 1
+    return ranks
+
+
+def weighted_spearman(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """Spearman's rho of ``x`` and ``y`` with row weights ``w`` (rows of weight 0 left out;
+    NaN when either side is constant)."""
+    keep = w > 0
+    x, y, w = x[keep], y[keep], w[keep]
+    if len(x) < 2:
+        return float("nan")
+    rx, ry = _ranks(x, w), _ranks(y, w)
+    total = w.sum()
+    mx, my = (w * rx).sum() / total, (w * ry).sum() / total
+    sxx, syy = (w * (rx - mx) ** 2).sum(), (w * (ry - my) ** 2).sum()
+    if sxx <= 1e-12 or syy <= 1e-12:
+        return float("nan")
+    return float((w * (rx - mx) * (ry - my)).sum() / np.sqrt(sxx * syy))
+
+
+def tracking(
+    judged: pd.DataFrame,
+    axes: Mapping[str, Mapping[str, float]],
+    n_boot: int,
+    rng: np.random.Generator,
+) -> pd.DataFrame:
+    """How far each rubric's scores track their matched axis (see the module docstring): one
+    row per rubric with judged traces, Spearman's rho over traces (NaN when the scores or the
+    axis do not vary) and its bootstrap interval over games.  ``axes[game][axis]`` as in
+    :func:`association` (``ValueError`` names a game without its axis)."""
+    rows: list[dict[str, Any]] = []
+    ok = judged[judged["verdict"] == "ok"] if not judged.empty else judged
+    for rubric in RUBRICS if not ok.empty else ():
+        axis = RUBRIC_AXES[rubric]
+        missing = sorted(str(g) for g in ok["game"].unique() if axis not in axes.get(g, {}))
+        if missing:
+            raise ValueError(f"no {axis} axis score for game(s) {', '.join(missing)}")
+        frame = ok.assign(axis_value=ok["game"].map(lambda g, a=axis: float(axes[g][a])))
+
+        def statistic(f: pd.DataFrame, w: np.ndarray, r: str = rubric) -> dict[str, float]:
+            x = f[r].to_numpy(np.float64)
+            return {"rho": weighted_spearman(x, f["axis_value"].to_numpy(np.float64), w)}
+
+        found = weighted_bootstrap(frame, ["game"], statistic, n_boot, rng)
+        rows.append(
+            {
+                "rubric": rubric, "axis": axis, "games": int(frame["game"].nunique()),
+                "traces": len(frame), "spearman": found["rho"].value,
+                "ci_low": found["rho"].low, "ci_high": found["rho"].high,
+            }
+        )  # fmt: skip
+    return pd.DataFrame(rows, columns=list(TRACKING_COLUMNS))
+
+
+def tracking_problems(summary: pd.DataFrame) -> list[str]:
+    """What is wrong with the tracking rows of the ablations' summary table, one line each:
+    when the judge's association has rows (judged traces), each rubric has exactly one
+    tracking row, on its matched axis, over at least one trace, with a correlation and an
+    interval inside [-1, 1] (NaN only when undefined)."""
+    judge = summary[summary["ablation"] == "judge"]
+    slopes = judge[judge["quantity"].str.startswith("slope_")]
+    rows = judge[judge["quantity"].str.startswith(TRACKING_QUANTITY)]
+    problems: list[str] = []
+    if slopes.empty:
+        return [f"{len(rows)} tracking row(s) without judged traces"] if len(rows) else []
+    for rubric in RUBRICS:
+        mine = rows[rows["quantity"] == TRACKING_QUANTITY + rubric]
+        if len(mine) != 1:
+            problems.append(f"{rubric}: {len(mine)} tracking rows, expected 1")
+            continue
+        row = mine.iloc[0]
+        if not str(row["subject"]).startswith(f"{RUBRIC_AXES[rubric]} axis"):
+            problems.append(f"{rubric}: tracked against {row['subject']!r}")
+        if int(row["n"]) < 1:
+            problems.append(f"{rubric}: no traces")
+        for column in ("estimate", "ci_low", "ci_high"):
+            value = float(row[column])
+            if not np.isnan(value) and not -1.0 - 1e-9 <= value <= 1.0 + 1e-9:
+                problems.append(f"{rubric}: {column} {value} is not a correlation")
+    return problems

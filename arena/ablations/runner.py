@@ -25,7 +25,8 @@ Steps of ``run_ablations``:
 4. play both arms on identical deals (``arena.ablations.matches``);
 5. the judge scores the LLM players' move traces;
 6. the analyses: lambda per arm, the disclosure effect, efficiency, the thinking budget and
-   the judge's association with margins, each with bootstrap intervals over deals.
+   the judge's association with margins, each with bootstrap intervals over deals; and how far
+   each rubric's scores track their matched axis, with an interval over games.
 """
 
 from __future__ import annotations
@@ -42,7 +43,14 @@ import numpy as np
 import pandas as pd
 
 from arena.ablations.authoring import Attempt, author_program, sha256_text
-from arena.ablations.judge import Judgement, association, judge_moves
+from arena.ablations.judge import (
+    TRACKING_COLUMNS,
+    TRACKING_QUANTITY,
+    Judgement,
+    association,
+    judge_moves,
+    tracking,
+)
 from arena.ablations.matches import PROGRAM_PREFIX, ProgramSpec, Seat, play_ablation
 from arena.ablations.opponents import (
     ResponseAgent,
@@ -141,6 +149,10 @@ class AblationResult:
     notes: list[str] = field(default_factory=list)
     solved: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(SOLVED_COLUMNS)))
     sizing: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(SIZING_COLUMNS)))
+    # how far each rubric's scores track their matched axis (arena.ablations.judge.tracking)
+    tracking: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=list(TRACKING_COLUMNS))
+    )
 
     def summary(self) -> pd.DataFrame:
         """One long table: ``ablation, quantity, subject, estimate, ci_low, ci_high, n``."""
@@ -164,6 +176,10 @@ class AblationResult:
         for r in self.association.itertuples():
             add("judge", f"slope_{r.rubric}", f"{r.axis} {r.tertile} tertile",
                 Estimate(r.slope, r.ci_low, r.ci_high), int(r.traces))  # fmt: skip
+        for r in self.tracking.itertuples():
+            add("judge", f"{TRACKING_QUANTITY}{r.rubric}",
+                f"{r.axis} axis, Spearman over traces ({r.games} games)",
+                Estimate(r.spearman, r.ci_low, r.ci_high), int(r.traces))  # fmt: skip
         admitted = int(self.authoring["admitted"].sum()) if not self.authoring.empty else 0
         add("authoring", "admitted_attempts", "all authors",
             Estimate(float(admitted), float("nan"), float("nan")), len(self.authoring))  # fmt: skip
@@ -493,6 +509,7 @@ async def _run(
     thinking = thinking_budget(runs_table, families, settings.bootstrap, rng)
     judged = pd.DataFrame([j.record() for j in judgements])
     assoc = pd.DataFrame()
+    tracked = pd.DataFrame(columns=list(TRACKING_COLUMNS))
     if not judged.empty:
         margin = {str(r["match_id"]): r.get("margin") for r in rows}
         deal = {str(r["match_id"]): str(r["run_id"]) for r in rows}
@@ -500,8 +517,9 @@ async def _run(
         judged["deal"] = judged["match_id"].map(deal)
         judged = judged.dropna(subset=["margin"]) if judged["margin"].notna().any() else judged
         judged_games = [g for g in games if g.token in set(judged["game"])]
-        assoc = association(judged, game_axes(judged_games, axes, settings.seed),
-                            settings.bootstrap, rng)  # fmt: skip
+        judged_axes = game_axes(judged_games, axes, settings.seed)
+        assoc = association(judged, judged_axes, settings.bootstrap, rng)
+        tracked = tracking(judged, judged_axes, settings.bootstrap, rng)
     else:
         notes.append("judge: no traces to score (built-in players leave none) or no judge set")
     attempts_table = pd.DataFrame([a.record() for a in attempts])
@@ -514,7 +532,7 @@ async def _run(
         thinking=thinking, judgements=judged,
         association=assoc if not assoc.empty else association(pd.DataFrame(), {}, 1, rng),
         notes=notes, solved=pd.DataFrame(solved_sizes, columns=list(SOLVED_COLUMNS)),
-        sizing=sizing,
+        sizing=sizing, tracking=tracked,
     )  # fmt: skip
 
 

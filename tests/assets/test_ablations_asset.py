@@ -8,6 +8,7 @@ import dagster as dg
 import pandas as pd
 import pytest
 
+from arena.ablations.judge import tracking_problems
 from arena.roster import parse_roster
 from assets.ablations import (
     AblationsConfig,
@@ -109,8 +110,10 @@ def test_every_ablation_lands_in_the_asset_with_the_local_model(tmp_path: Path) 
     assert ("high_minus_low", "smollm2") in quantities
     judge = table[table["ablation"] == "judge"]
     assert set(judge["quantity"]) == {
-        "slope_opponent_modelling", "slope_private_information", "slope_planning_depth"
+        "slope_opponent_modelling", "slope_private_information", "slope_planning_depth",
+        "tracking_opponent_modelling", "tracking_private_information", "tracking_planning_depth",
     }  # fmt: skip
+    assert tracking_problems(table) == []
     assert (judge["n"] > 0).all()
     authoring = table[table["ablation"] == "authoring"]
     assert int(authoring["n"].iloc[0]) in (1, 2)  # one attempt, or one plus the repair turn

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from arena.ablations.authoring import author_program, extract_code
-from arena.ablations.judge import parse_scores, tertiles
+from arena.ablations.judge import RUBRICS, parse_scores, tertiles
 from arena.ablations.matches import (
     PROGRAM_PREFIX,
     ProgramSpec,
@@ -183,6 +183,9 @@ def test_every_ablation_runs_end_to_end_with_a_scripted_model(tmp_path: Path) ->
     assert set(result.association["rubric"]) == {
         "opponent_modelling", "private_information", "planning_depth"
     }  # fmt: skip
+    # one game judged: each rubric's tracking is over its traces, undefined (one axis value)
+    assert list(result.tracking["rubric"]) == list(RUBRICS)
+    assert (result.tracking["games"] == 1).all() and result.tracking["spearman"].isna().all()
     summary = result.summary()
     assert set(summary["ablation"]) == {"programs", "thinking_budget", "judge", "authoring"}
     pd.testing.assert_frame_equal(summary, again.summary())
