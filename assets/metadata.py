@@ -1,5 +1,6 @@
-"""Metadata helpers shared by the assets: Markdown tables, inline PNG plots, and the declared
-column schema of a table (``quality.schema``) as Dagster shows it."""
+"""Metadata helpers shared by the assets: Markdown tables, inline PNG plots, the declared
+column schema of a table (``quality.schema``) as Dagster shows it, the catalog's conventions
+(kinds, ``dagster/table_name``) and the data-contract checks with their suites."""
 
 from __future__ import annotations
 
@@ -12,6 +13,20 @@ import numpy as np
 import pandas as pd
 
 from quality.schema import TABLES, Column
+
+# What an asset is, as the catalog shows it (its kinds): a table the IO manager keeps as a
+# Parquet file (a pandas DataFrame in the code), or a release published into the release store
+# (a folder with an HTML report and a reproducible .tar.gz).
+TABLE_KINDS = frozenset({"pandas", "parquet"})
+RELEASE_KINDS = frozenset({"folder", "tar", "html"})
+# The catalog's namespace of the tables (``dagster/table_name``: ``genstrat.<asset>``).
+TABLE_NAMESPACE = "genstrat"
+
+
+def table_name(asset: str) -> str:
+    """``dagster/table_name`` of the table asset ``asset``."""
+    return f"{TABLE_NAMESPACE}.{asset}"
+
 
 # Logical column types (quality.schema) -> the column types Dagster's UI shows.
 DAGSTER_TYPES = {
@@ -82,6 +97,16 @@ def contract_check(
         return _contract_check(asset, suite, description, blocking, partitions_def)
 
 
+def suite_markdown(suite: Any) -> str:
+    """A great_expectations suite (``(expectation, arguments)`` pairs) as a Markdown list, one
+    expectation a line, as the check's page shows it."""
+    lines = []
+    for expectation, arguments in suite:
+        given = ", ".join(f"{key}={value!r}" for key, value in sorted(arguments.items()))
+        lines.append(f"- `{expectation}`" + (f" ({given})" if given else ""))
+    return "\n".join(lines)
+
+
 def _contract_check(
     asset: str,
     suite: Any,
@@ -94,6 +119,7 @@ def _contract_check(
         name="contract",
         blocking=blocking,
         partitions_def=partitions_def,
+        metadata={"suite": dg.MetadataValue.md(suite_markdown(suite))},
         description=description
         or f"The {asset} table meets its data contract ({len(suite)} great_expectations "
         "expectations: columns, nulls, uniqueness, ranges).",

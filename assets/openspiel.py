@@ -68,7 +68,7 @@ from arena.tournament.journal import MATCHES, MOVES
 from arena.tournament.runner import run_tournament, tournament_schedule
 from assets.complete_pairs import all_matches
 from assets.leaderboards import ANALYSIS_SETTINGS, StatsConfig
-from assets.metadata import markdown_table
+from assets.metadata import RELEASE_KINDS, markdown_table
 from assets.partitions import OPENSPIEL_GAMES, concat_partitions
 from assets.release import ReleaseConfig, analysis_settings, release_metadata, verify_published
 from assets.resources import ProjectPaths, RunProfile
@@ -598,7 +598,7 @@ def _same_ratings(expected: pd.DataFrame, released: pd.DataFrame) -> None:
 
 @dg.asset(
     group_name=GROUP_NAME,
-    kinds={"pandas", "parquet"},
+    kinds=set(RELEASE_KINDS),
     description="The openspiel group's versioned, hash-attested releases, one per unit its "
     "games are counted in (results; hold'em's chips), each with its games, corpus, complete "
     "pairs, redacted transcripts, leaderboard and analysis tables, family ratings, roster, "

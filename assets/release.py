@@ -35,7 +35,7 @@ from pydantic import Field
 
 from arena.heldout import EditionSecrets
 from assets.leaderboards import ANALYSIS_SETTINGS, StatsConfig
-from assets.metadata import markdown_table
+from assets.metadata import RELEASE_KINDS, markdown_table
 from assets.partitions import concat_partitions
 from assets.resources import ProjectPaths, RunProfile
 from engines.axes.benchmark import AXIS_SCORE_COLUMNS
@@ -187,7 +187,7 @@ def release_metadata(
 
 @dg.asset(
     group_name=GROUP_NAME,
-    kinds={"pandas", "parquet"},
+    kinds=set(RELEASE_KINDS),
     ins={name: dg.AssetIn(name) for name in RELEASE_INPUTS},
     description=(
         "The versioned, hash-attested release bundle (every table of the pipeline and of the "

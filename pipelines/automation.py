@@ -1,30 +1,36 @@
 """How the graph refreshes itself: declarative automation, and what starts it.
 
 One mechanism for every way a refresh starts (DESIGN.md, "used by"): the three root assets
-(``reference_games``, ``seed_pool``, ``roster``) are materialized, and every other asset follows
-by its ``AutomationCondition`` (``follow``: Dagster's ``eager`` condition, started only by the
-deps a refresh reaches it through last, or once after its own last run failed, held back while
-anything upstream is in progress or failed or an upstream blocking check fails, so that a
-refresh runs each asset once, after everything above it). When ``benchmark_games`` writes the
-benchmark's games into the dynamic partition set, their ``axis_scores``, ``match_corpus`` and
-``match_moves`` partitions are newly missing and materialize, one run per game; the
-unpartitioned assets downstream wait until every partition is in, then follow, up to
+(``reference_games``, ``seed_pool``, ``roster``: ``main_job``) are materialized, and every other
+asset follows by its ``AutomationCondition`` (``follow``: Dagster's ``eager`` condition, started
+only by the deps a refresh reaches it through last, or once after its own last run failed, held
+back while anything upstream is in progress or failed or an upstream blocking check fails, so
+that a refresh runs each asset once, after everything above it). When ``benchmark_games``
+writes the benchmark's games into the dynamic partition set, their ``axis_scores``,
+``match_corpus`` and ``match_moves`` partitions are newly missing and materialize, one run per
+game; the unpartitioned assets downstream wait until every partition is in, then follow, up to
 ``release_bundle``.
 
-- ``nightly_refresh`` (schedule, 02:00 UTC): requests the roots, with the roster the sensor
-  watches. The release id is derived from the inputs, so a night whose inputs did not change
-  republishes nothing new.
-- ``roster_sensor``: when the roster file's validated content changes, requests ``roster``
-  with that file; the tournament's corpus is resumable and keyed by match, so only the matches
-  of newly added players are played, and the refits downstream follow.
-- ``follow_upstream``: the automation-condition sensor that evaluates the conditions on the
-  daemon, every ``$GENSTRAT_AUTOMATION_INTERVAL_S`` seconds (default 30).
-- ``refresh_tags``: tags the runs the UI and ``follow_upstream`` launch with their refresh.
-- ``dead_runs``: marks failed the runs whose process is gone (``fail_dead_runs``; ``make run``
-  does the same when it starts), so that a killed refresh's assets are requested again.
-- ``make run`` (``pipelines/run_main.py``) and the UI: materializing the roots starts the same
-  cascade; ``refresh`` below runs it without a daemon, evaluating the same conditions as the
-  daemon's sensor does (``_evaluate``) and executing what they request, in this process.
+- ``follow_upstream`` (on as shipped): Dagster's automation-condition sensor, which evaluates
+  the conditions on the daemon every ``$GENSTRAT_AUTOMATION_INTERVAL_S`` seconds (default 30)
+  and launches what is due.  Nothing is due until the roots have run.
+- ``nightly_refresh`` (schedule, 02:00 UTC; turn it on): a run of ``main_job`` (the roots), with
+  the roster the roster sensor watches. The release id is derived from the inputs, so a night
+  whose inputs did not change republishes nothing new.
+- ``roster_sensor`` (turn it on to follow roster edits): when the roster file's validated
+  content changes, requests ``roster`` with that file; the tournament's corpus is resumable
+  and keyed by match, so only the matches of newly added players are played, and the refits
+  downstream follow.
+- ``refresh_tags`` (on as shipped): tags the runs the UI and ``follow_upstream`` launch with
+  their refresh.
+- ``dead_runs`` (on as shipped): marks failed the runs whose process is gone
+  (``fail_dead_runs``; ``make run`` does the same when it starts), so that a killed refresh's
+  assets are requested again.
+- ``make run`` (``pipelines/run_main.py``) and the UI (``main_job``'s "Materialize all",
+  ``roots(*)`` in the asset graph, an asset's "Materialize"): materializing the roots, or any
+  asset, starts the same cascade below it; ``refresh`` below runs it without a daemon,
+  evaluating the same conditions as the daemon's sensor does (``_evaluate``) and executing
+  what they request, in this process.
 
 Every run of one refresh carries the tag ``genstrat/refresh`` (the UI's runs page filters on
 it), so a refresh is visible as one unit: the schedule, the sensor and ``make run`` set it on
@@ -38,7 +44,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import logging
 import operator
 import os
 import socket
@@ -52,32 +57,26 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-from dagster._core.definitions.asset_daemon_cursor import AssetDaemonCursor
-from dagster._core.definitions.declarative_automation.automation_condition_evaluator import (
-    AutomationConditionEvaluator,
-)
-from dagster._serdes import deserialize_value, serialize_value
 
 from arena.roster import load_roster, roster_json
 from assets.resources import RosterFile
-from pipelines.jobs import MAIN_JOB_NAME, main_job
+from pipelines.dagster_private import AUTOMATION_CONDITION_TAG, GRPC_INFO_TAG, evaluate_conditions
+from pipelines.jobs import MAIN_JOB_NAME, ROOT_ASSETS, ROOT_KEYS, main_job
 
 INTERVAL_ENV_VAR = "GENSTRAT_AUTOMATION_INTERVAL_S"
 REFRESH_TAG = "genstrat/refresh"
-# On every run the follow_upstream sensor launches.
-AUTOMATION_TAGS = {"genstrat/trigger": "automation"}
+# On every run the follow_upstream sensor launches: Dagster's own tag on a run that
+# declarative automation launched.
+AUTOMATION_TAGS = {AUTOMATION_CONDITION_TAG: "true"}
 
 # How often the daemon evaluates the automation conditions (a deployment setting). The
 # daemon's own loop runs every 5 s, so a shorter interval would not be kept.
 DEFAULT_INTERVAL_S = 30
 INTERVAL_RANGE_S = (5, 86_400)
 
-# The assets nothing upstream of them updates: a refresh starts here.
-ROOT_ASSETS: tuple[str, ...] = ("reference_games", "seed_pool", "roster")
-ROOT_KEYS = [dg.AssetKey(name) for name in ROOT_ASSETS]
-
-# What the automation conditions are evaluated on, by the daemon's sensor and by ``refresh``.
-AUTOMATED = dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()
+# What the automation conditions are evaluated on, by the daemon's sensor and by ``refresh``:
+# every asset with its checks (the UI shows the selection as ``*``).
+AUTOMATED = dg.AssetSelection.all()
 
 FOLLOW_LABEL = "follow upstream"
 CHECK_LABEL = "with its asset"
@@ -313,7 +312,7 @@ def followed_deps(
         }
         ignored[key] = frozenset(shadowed)
     # (a writer that is a dep already is waited for as one)
-    writer = {
+    writers = {
         key: w
         for w, written in writes_partitions_of.items()
         for key in written
@@ -334,7 +333,7 @@ def followed_deps(
         key: frozenset(written_by[p] for p in upstream[key] if p in written_by) for key in deps
     }
     return Follows(
-        ignored=ignored, depth=depth, upstream=upstream, writer=writer, set_writers=set_writers
+        ignored=ignored, depth=depth, upstream=upstream, writer=writers, set_writers=set_writers
     )
 
 
@@ -456,19 +455,23 @@ def roster_path() -> Path:
     return RosterFile().file()
 
 
-def root_checks() -> list[dg.AssetCheckKey]:
-    """The checks of the root assets (blocking: ``follow`` waits for them to pass)."""
-    from pipelines.definitions import defs  # the code location; it imports this module
-
-    graph = defs.resolve_asset_graph()
-    found = dg.AssetSelection.checks_for_assets(*ROOT_KEYS).resolve_checks(graph)
+def root_checks(repository: dg.RepositoryDefinition) -> list[dg.AssetCheckKey]:
+    """The checks of the root assets in the code location ``repository`` (a schedule's or a
+    sensor's ``context.repository_def``); blocking: ``follow`` waits for them to pass."""
+    found = dg.AssetSelection.checks_for_assets(*ROOT_KEYS).resolve_checks(repository.asset_graph)
     return sorted(found, key=lambda key: key.to_user_string())
 
 
 def root_request(
-    assets: list[dg.AssetKey], *, tags: Mapping[str, str], run_key: str, roster: Path
+    assets: list[dg.AssetKey],
+    *,
+    tags: Mapping[str, str],
+    run_key: str,
+    roster: Path,
+    repository: dg.RepositoryDefinition,
 ) -> dg.RunRequest:
-    """A run of root ``assets`` reading ``roster``, with their checks listed explicitly.
+    """A run of root ``assets`` reading ``roster``, with their checks (in ``repository``)
+    listed explicitly.
 
     Listed, not left implied: the UI's "Preview tick result" / "Test sensor" dialogs launch a
     request with exactly the checks it lists, and a root run without its checks would hold the
@@ -477,7 +480,7 @@ def root_request(
     return dg.RunRequest(
         run_key=run_key,
         asset_selection=assets,
-        asset_check_keys=[key for key in root_checks() if key.asset_key in assets],
+        asset_check_keys=[key for key in root_checks(repository) if key.asset_key in assets],
         run_config={"ops": {"roster": {"config": {"path": str(roster)}}}},
         tags=dict(tags),
     )
@@ -488,7 +491,11 @@ def root_request(
     job=main_job,
     cron_schedule="0 2 * * *",
     execution_timezone="UTC",
-    description="Refresh the whole graph nightly: the roots run, everything else follows.",
+    description=(
+        "Refresh the whole graph at 02:00 UTC: a run of main_job (the three roots, reading the "
+        "roster roster_sensor watches); follow_upstream, on as shipped, materializes every "
+        "asset the roots make due, up to release_bundle."
+    ),
     default_status=dg.DefaultScheduleStatus.STOPPED,
 )
 def nightly_refresh(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
@@ -498,6 +505,7 @@ def nightly_refresh(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
         run_key=f"nightly-{stamp}",
         roster=roster_path(),  # the roster the sensor watches
         tags={REFRESH_TAG: f"nightly-{stamp}"},
+        repository=context.repository_def,
     )
 
 
@@ -505,7 +513,10 @@ def nightly_refresh(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
     name="roster_sensor",
     job=main_job,
     minimum_interval_seconds=60,
-    description="Play newly added players' matches (a later block); the refits follow.",
+    description=(
+        "When the roster file's content changes, run main_job's roster asset on it: only the "
+        "new players' matches are played, and follow_upstream refits what follows."
+    ),
     default_status=dg.DefaultSensorStatus.STOPPED,
 )
 def roster_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
@@ -520,12 +531,16 @@ def roster_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.S
     previous = json.loads(context.cursor) if context.cursor else {"hash": None, "players": []}
     if previous["hash"] == digest:
         return dg.SkipReason(f"roster {path} unchanged")
+    repository = context.repository_def
+    if repository is None:  # the daemon always passes the code location
+        return dg.SkipReason("the sensor was evaluated without its code location")
     names = [p.name for p in roster.players]
     added = [n for n in names if n not in previous["players"]]
     request = root_request(
         [dg.AssetKey("roster")],
         run_key=digest,
         roster=path,
+        repository=repository,
         tags={
             "genstrat/roster_sha256": digest,
             "genstrat/new_players": ",".join(added),
@@ -542,13 +557,16 @@ follow_upstream = dg.AutomationConditionSensorDefinition(
     "follow_upstream",
     target=AUTOMATED,
     minimum_interval_seconds=automation_interval_s(),
-    default_status=dg.DefaultSensorStatus.STOPPED,
-    run_tags=AUTOMATION_TAGS,
+    default_status=dg.DefaultSensorStatus.RUNNING,
     # one run per partition key with all its assets, as ``refresh`` runs them (a backfill would
     # split axis_scores from match_corpus into two runs per game and wait for the backfill
     # daemon's 30 s loop)
     emit_backfills=False,
-    description="Materialize what the roots' updates make due (the follow conditions).",
+    description=(
+        "Evaluate every asset's automation condition and materialize what is due: after a run "
+        "of the roots (main_job, the nightly schedule, a Materialize button), everything below "
+        "them, one run per benchmark game, up to release_bundle."
+    ),
 )
 
 
@@ -558,20 +576,23 @@ def refreshes_of(
     """The refresh each run without a ``genstrat/refresh`` tag belongs to, and the refresh
     current after ``runs`` (oldest first; ``current``: the one before them).
 
-    A run tagged with a refresh starts it (schedule, roster sensor, ``make run``); an untagged
-    run of a root asset (the UI's Materialize button, ``dagster asset materialize``) starts
-    ``manual-<run id>``; a run launched by ``follow_upstream`` belongs to the current refresh
-    (the latest one started before it). Other runs belong to none.
+    A run tagged with a refresh starts it (schedule, roster sensor, ``make run``); a run
+    launched by ``follow_upstream`` belongs to the current refresh (the latest one started
+    before it); any other run of assets (a Materialize button of the UI, ``main_job`` launched
+    from its page or by ``dagster job launch``, ``dagster asset materialize``) starts
+    ``manual-<run id>``, which the runs ``follow_upstream`` launches after it continue. Runs of
+    no asset belong to none.
     """
     found: dict[str, str] = {}
     for run in runs:
         tagged = run.tags.get(REFRESH_TAG)
         if tagged:
             current = tagged
-        elif run.asset_selection and run.asset_selection & set(ROOT_KEYS):
+        elif AUTOMATION_TAGS.items() <= run.tags.items():
+            if current:
+                found[run.run_id] = current
+        elif run.asset_selection:
             current = found[run.run_id] = f"manual-{run.run_id[:12]}"
-        elif current and AUTOMATION_TAGS.items() <= run.tags.items():
-            found[run.run_id] = current
     return found, current
 
 
@@ -579,8 +600,9 @@ def refreshes_of(
     name="refresh_tags",
     minimum_interval_seconds=automation_interval_s(),
     description=(
-        f"Tag each run with the refresh it belongs to ({REFRESH_TAG}): a run of the roots "
-        "from the UI starts one; the runs follow_upstream launches belong to the latest."
+        f"Tag each run with the refresh it belongs to ({REFRESH_TAG}): a run launched from "
+        "the UI or the command line starts one; the runs follow_upstream launches belong to "
+        "the latest."
     ),
     default_status=dg.DefaultSensorStatus.RUNNING,
 )
@@ -629,8 +651,8 @@ def refresh_tags(context: dg.SensorEvaluationContext) -> dg.SkipReason:
 # On every run ``make run`` executes: the process that executes it (``process_identity``).
 PROCESS_TAG = "genstrat/process"
 # Dagster's tag on a run its DefaultRunLauncher launched through a code server (the daemon's,
-# on the daemon's machine; dagster._core.storage.tags.GRPC_INFO_TAG).
-LAUNCHED_TAG = "dagster/grpc_info"
+# on the daemon's machine).
+LAUNCHED_TAG = GRPC_INFO_TAG
 # The statuses of a run that has not finished and may have a process (a queued run has none).
 UNFINISHED = (
     dg.DagsterRunStatus.NOT_STARTED,
@@ -809,55 +831,14 @@ class Refresh:
 
 
 def _evaluate(
-    defs: dg.Definitions, instance: dg.DagsterInstance, cursor: AssetDaemonCursor | None = None
+    defs: dg.Definitions, instance: dg.DagsterInstance, cursor: Any = None
 ) -> dg.EvaluateAutomationConditionsResult:
-    """The automation conditions of ``AUTOMATED`` evaluated once, as the daemon's sensor
-    evaluates them: ``dg.evaluate_automation_conditions``, but with the new cursor serialized
-    in the evaluation's own partition context.
-
-    The testing function serializes the cursor against the bare instance, so every subset of a
-    dynamically partitioned asset (the benchmark games') asks the database for the partitions
-    again: about 8,500 queries in a tiny-profile refresh, a quarter of its time.  The daemon
-    (``AutomationTickEvaluationContext``) serializes in the evaluation's context, whose
-    queryer reads them once; so does this.  The evaluator and the cursor are Dagster's
-    internals (the version is pinned in constraints.txt); ``tests/pipelines/test_automation.py``
-    holds the runs requested here to the public function's, tick by tick."""
-    graph = defs.resolve_asset_graph()
-    # round-tripped, as the daemon stores it between ticks
-    previous = (
-        deserialize_value(serialize_value(cursor), AssetDaemonCursor)
-        if cursor
-        else AssetDaemonCursor.empty()
-    )
-    keys = AUTOMATED.resolve(graph) | AUTOMATED.resolve_checks(graph)
-    evaluator = AutomationConditionEvaluator(
-        asset_graph=graph,
-        instance=instance,
-        entity_keys={k for k in keys if graph.get(k).automation_condition is not None}
-        | graph.automatable_asset_job_keys,
-        evaluation_time=None,
-        emit_backfills=False,
-        logger=logging.getLogger("genstrat.refresh"),
-        cursor=previous,
-        evaluation_id=previous.evaluation_id,
-    )
-    results, requested_subsets = evaluator.evaluate()
-    with dg.partition_loading_context(
-        effective_dt=evaluator.evaluation_time, dynamic_partitions_store=evaluator.instance_queryer
-    ) as context:
-        updated = previous.with_updates(
-            evaluation_timestamp=evaluator.evaluation_time.timestamp(),
-            newly_observe_requested_asset_keys=[],
-            evaluation_id=previous.evaluation_id + 1,
-            condition_cursors=[result.get_new_cursor() for result in results],
-            asset_graph=graph,
-        )
-        return dg.EvaluateAutomationConditionsResult(
-            cursor=updated,
-            requested_subsets=requested_subsets,
-            results=results,
-            partition_loading_context=context,
-        )
+    """The automation conditions of ``AUTOMATED`` evaluated once, from ``cursor`` (None for the
+    first evaluation), as the daemon's sensor evaluates them
+    (``pipelines.dagster_private.evaluate_conditions``; ``tests/pipelines/test_automation.py``
+    holds the runs requested here to the public ``dg.evaluate_automation_conditions``', tick
+    by tick)."""
+    return evaluate_conditions(defs, instance, AUTOMATED, cursor)
 
 
 def refresh(

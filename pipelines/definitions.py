@@ -1,9 +1,12 @@
 """The code location: one root ``Definitions`` for the whole GENSTRAT asset graph.
 
-``workspace.yaml`` points here (``python_module: pipelines.definitions``); Dagster finds the
-module-level ``defs``. It is built from explicit per-stage lists, and the cross-cutting policy
-(IO manager, resources, executor, jobs, automation conditions, schedules, sensors) is
-applied here, once.
+One code location, named ``genstrat`` wherever it is loaded: ``workspace.yaml`` points here
+(``python_module: pipelines.definitions``, what ``dagster-webserver``, ``dagster-daemon`` and
+``dagster job launch -w workspace.yaml`` read), and so does ``[tool.dg.project]`` in
+``pyproject.toml`` (what ``dg dev``, i.e. ``make ui``, ``dg check defs`` and ``dg list defs``
+read); Dagster finds the module-level ``defs``. It is built from explicit per-stage lists, and
+the cross-cutting policy (IO manager, resources, executor, jobs, automation conditions,
+schedules, sensors, the catalog's conventions) is applied here, once.
 
 To add a stage:
 
@@ -40,6 +43,7 @@ from assets import (
     validity,
     werewolf,
 )
+from assets.metadata import TABLE_KINDS, table_name
 from assets.resources import LocalModel, ProjectPaths, RosterFile, RunProfile
 from pipelines.automation import SCHEDULES, SENSORS, checks_with_automation, with_automation
 from pipelines.io_managers import ParquetIOManager, StepValueIOManager
@@ -88,11 +92,17 @@ NIGHTLY_FRESHNESS = dg.FreshnessPolicy.time_window(
 
 
 def with_conventions(assets: Sequence[dg.AssetsDefinition]) -> list[dg.AssetsDefinition]:
-    """``assets`` with their owners, the nightly freshness expectation and links to their code
-    (the asset page's "code references")."""
+    """``assets`` with their owners, the nightly freshness expectation, links to their code
+    (the asset page's "code references") and, for a table (``TABLE_KINDS``), its catalog name
+    (``dagster/table_name``, ``genstrat.<asset>``)."""
 
     def policy(spec: dg.AssetSpec) -> dg.AssetSpec:
-        return spec.replace_attributes(owners=OWNERS, freshness_policy=NIGHTLY_FRESHNESS)
+        spec = spec.replace_attributes(owners=OWNERS, freshness_policy=NIGHTLY_FRESHNESS)
+        if set(spec.kinds) != TABLE_KINDS:
+            return spec
+        return spec.merge_attributes(
+            metadata={"dagster/table_name": table_name(spec.key.to_user_string())}
+        )
 
     with warnings.catch_warnings():  # code references and freshness are Dagster's beta APIs
         warnings.simplefilter("ignore", dg.BetaWarning)

@@ -1,10 +1,17 @@
 """Jobs of the code location.
 
-``main_job`` materializes the whole asset graph (with the checks of every asset); ``make run``
-executes it and the nightly schedule targets it. The profile (``demo`` or ``paper``) is not
-part of the job: it comes from the ``profile`` resource.
+``main_job`` is the refresh of the whole graph, as one launch: it materializes the three root
+assets (``reference_games``, ``seed_pool``, ``roster``) with their checks, and every other asset
+follows by its automation condition (``pipelines/automation.py``, the ``follow_upstream``
+sensor, on as shipped), up to ``release_bundle``.  The rest of the graph cannot be in one
+run: the benchmark's games are partitions that ``benchmark_games`` writes during the refresh,
+and a job holding them would open the UI's "Materialize all" on a backfill of the partitions
+that exist at launch (none on a fresh instance).  So its page's "Materialize all" launches one
+run of the roots, the nightly schedule targets it, and ``make run`` runs its roots first.  The
+profile (``demo``, ``tiny``, ``paper``) is not part of the job: it comes from the ``profile``
+resource.
 
-``scaleout_job`` is the same graph on ``dagster-dask``'s executor: each step a task on a Dask
+``scaleout_job`` is the graph on ``dagster-dask``'s executor: each step a task on a Dask
 cluster (a local cluster by default; a scheduler address in production, see docs/DEPLOY.md).
 It must be launched as a reconstructable job (from the UI, the daemon, or
 ``pipelines.scaleout.scaleout_job``), since Dask workers rebuild the job in their processes.
@@ -18,17 +25,26 @@ from pipelines.executors import dask_executor
 
 MAIN_JOB_NAME = "main_job"
 
+# The assets nothing upstream of them updates: a refresh starts here.
+ROOT_ASSETS: tuple[str, ...] = ("reference_games", "seed_pool", "roster")
+ROOT_KEYS = [dg.AssetKey(name) for name in ROOT_ASSETS]
+
 # issue 18: the ``openspiel`` benchmark group has partitions of its own (one per OpenSpiel game),
 # and a job holds one partitions definition: it has its own job, and the graph's jobs leave it
-# out.
+# out.  Each selection reads as a selection string in the UI (``not group:"openspiel"``).
 OPENSPIEL_GROUP = "openspiel"
 OPENSPIEL_JOB_NAME = "openspiel_job"
 GRAPH = dg.AssetSelection.all() - dg.AssetSelection.groups(OPENSPIEL_GROUP)
+ROOTS = dg.AssetSelection.assets(*ROOT_KEYS)
 
 main_job = dg.define_asset_job(
     name=MAIN_JOB_NAME,
-    selection=GRAPH,
-    description="Materialize every asset of the graph and run their checks.",
+    selection=ROOTS,
+    description=(
+        "Refresh the whole graph: materialize the three root assets (reference_games, "
+        "seed_pool, roster) and run their checks; every other asset follows by its automation "
+        "condition (the follow_upstream sensor), up to release_bundle."
+    ),
 )
 
 SCALEOUT_JOB_NAME = "scaleout_job"

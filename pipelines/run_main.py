@@ -1,15 +1,17 @@
 """``make run``: refresh the whole asset graph in the project's Dagster instance.
 
-The refresh is the one the daemon runs (``pipelines.automation``): the root assets, then wave
+The refresh is the one the daemon runs (``pipelines.automation``): the root assets (a run of
+``main_job``, as its page's "Materialize all" and the nightly schedule launch it), then wave
 after wave what their automation conditions request (the benchmark's games as partitions once
-``benchmark_games`` has chosen them, then everything downstream), executed in this process (no
-per-step processes to start) against the instance at ``$DAGSTER_HOME``.  Every run carries the
-refresh's ``genstrat/refresh`` tag, so the UI (``make ui``) shows the refresh as one unit with
-its full event logs. The
-console shows one line per finished step with its time, then a summary; a failure ends in one
-line naming the step and the reason, and exit status 1 (2 for a set-up problem).  A refresh
-whose runs all succeed but that did not publish a release (``release_bundle`` not reached) ends
-the same way, its line naming what was not refreshed and what holds it.
+``benchmark_games`` has chosen them, then everything downstream), each a run of the assets'
+own job as ``follow_upstream`` launches it, executed in this process (no per-step processes to
+start) against the instance at ``$DAGSTER_HOME``.  Every run carries the refresh's
+``genstrat/refresh`` tag, so the UI (``make ui``) shows the refresh as one unit with its full
+event logs. The console shows one line per finished step with its time, then a summary; a
+failure ends in one line naming the step and the reason, and exit status 1 (2 for a set-up
+problem).  A refresh whose runs all succeed but that did not publish a release
+(``release_bundle`` not reached) ends the same way, its line naming what was not refreshed and
+what holds it.
 
 Before it refreshes, it marks failed the runs a killed process left unfinished
 (``pipelines.automation.fail_dead_runs``; one line per run): otherwise the assets of such a run
@@ -56,7 +58,7 @@ except ValueError as exc:  # a deployment setting the code location reads when i
         raise
     print(f"genstrat run: error: {exc}", file=sys.stderr)
     sys.exit(2)
-from pipelines.jobs import MAIN_JOB_NAME
+from pipelines.jobs import MAIN_JOB_NAME, ROOT_KEYS
 
 # Console loggers print only what would stop the run; everything is in the instance's event log.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
@@ -87,10 +89,11 @@ class SignalWatch:
 
     Dagster's in-process execution holds both signals for the length of a run (one then fails
     the run at the next step boundary) and afterwards gives SIGTERM whatever SIGINT does
-    (``dagster._utils.interrupts``): with SIGINT ignored, SIGTERM was then ignored for the rest
-    of the refresh.  ``rearm`` after each run puts these handlers back, and ``received`` names
-    a signal that arrived while Dagster held them: every signal a Python handler takes, its
-    included, writes its number to the wake-up pipe (``signal.set_wakeup_fd``)."""
+    (``pipelines/dagster_private.py`` names where): with SIGINT ignored, SIGTERM was then
+    ignored for the rest of the refresh.  ``rearm`` after each run puts these handlers back, and
+    ``received`` names a signal that arrived while Dagster held them: every signal a Python
+    handler takes, its included, writes its number to the wake-up pipe
+    (``signal.set_wakeup_fd``)."""
 
     def __init__(self) -> None:
         self._read, self._write = os.pipe()
@@ -350,7 +353,7 @@ def _refresh(watch: SignalWatch) -> int:
     try:
         from pipelines.definitions import defs
 
-        job = defs.resolve_job_def(MAIN_JOB_NAME)
+        main_job = defs.resolve_job_def(MAIN_JOB_NAME)
         graph = defs.resolve_asset_graph()
     except Exception as exc:  # a broken code location: say so in one line
         print(
@@ -381,7 +384,23 @@ def _refresh(watch: SignalWatch) -> int:
     run_ids: list[str] = []
     refreshed: dict[dg.AssetKey, set[str | None]] = {}
     identity = {PROCESS_TAG: process_identity()}
-    hooked = job.with_hooks(progress.hooks())
+    hooks = progress.hooks()
+    hooked: dict[str, dg.JobDefinition] = {}
+
+    def job_of(partition_key: str | None, selection: list[dg.AssetKey]) -> dg.JobDefinition:
+        """``main_job`` for the roots (its Runs tab shows them), else the assets' own job, the
+        one ``follow_upstream`` launches them in; with the progress hooks."""
+        if partition_key is None and set(selection) <= set(ROOT_KEYS):
+            job = main_job
+        else:
+            found = defs.resolve_implicit_job_def_def_for_assets(selection)
+            if found is None:
+                raise ValueError(f"no job materializes {_names(selection)}")
+            job = found
+        if job.name not in hooked:
+            hooked[job.name] = job.with_hooks(hooks)
+        return hooked[job.name]
+
     announced: set[str] = set()
 
     def on_wave(wave: Wave) -> None:
@@ -394,7 +413,7 @@ def _refresh(watch: SignalWatch) -> int:
     def run_one(
         partition_key: str | None, selection: list[dg.AssetKey], tags: Mapping[str, str]
     ) -> bool:
-        result = hooked.execute_in_process(
+        result = job_of(partition_key, selection).execute_in_process(
             instance=instance,
             run_config=QUIET_RUN_CONFIG,
             tags={

@@ -42,11 +42,11 @@ def signals_kept() -> Iterator[None]:
     """Put SIGINT's and SIGTERM's dispositions back as they were on entry (main thread only).
 
     Dagster's in-process execution sets SIGTERM to whatever SIGINT does and leaves it so
-    (``dagster._utils.interrupts``). A test worker started with SIGINT ignored (``make test``
-    as a background job of a script, or under ``nohup``) thus ignored SIGTERM after its first
-    in-process run, and so did every process it started afterwards, which a SIGTERM then no
-    longer stopped (``tests/e2e/test_processes.py`` failed that way). ``tests/conftest.py``
-    wraps every test in this."""
+    (``pipelines/dagster_private.py`` names where). A test worker started with SIGINT ignored
+    (``make test`` as a background job of a script, or under ``nohup``) thus ignored SIGTERM
+    after its first in-process run, and so did every process it started afterwards, which a
+    SIGTERM then no longer stopped (``tests/e2e/test_processes.py`` failed that way).
+    ``tests/conftest.py`` wraps every test in this."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

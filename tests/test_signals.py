@@ -28,8 +28,8 @@ def sigint_ignored() -> Iterator[None]:
 
 
 def test_dagster_leaves_sigterm_ignored_where_sigint_was(sigint_ignored: None) -> None:
-    # the behaviour signals_kept exists for (dagster._utils.interrupts): if a Dagster release
-    # stops doing this, signals_kept and the hook in conftest.py can go
+    # the behaviour signals_kept exists for (pipelines/dagster_private.py names where): if a
+    # Dagster release stops doing this, signals_kept and the hook in conftest.py can go
     assert dg.materialize([one]).success
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
 

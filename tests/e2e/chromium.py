@@ -94,6 +94,49 @@ class Page:
         self.wait_for(f"!!({finder})", f"a {text!r} button", timeout_s)
         self.evaluate(f"({finder}).click(), true")
 
+    def press_text(self, text: str, timeout_s: float = 90.0, within: str = "body") -> None:
+        """Click, with the mouse, the first enabled button or link under the CSS selector
+        ``within`` whose text is ``text``, once it is on the page: a press and a release at its
+        centre (``Input.dispatchMouseEvent``), the events a person's click sends."""
+        finder = (
+            f"[...document.querySelector({json.dumps(within)})"
+            ".querySelectorAll('button, a, [role=button]')]"
+            f".find(e => e.textContent.trim() === {json.dumps(text)} && !e.disabled)"
+        )
+        self.wait_for(f"!!({finder})", f"an enabled {text!r} button", timeout_s)
+        self.click_at(finder)
+
+    def click_at(self, finder: str) -> None:
+        """A mouse click at the centre of the element ``finder`` (a JavaScript expression)."""
+        self.evaluate(f"({finder}).scrollIntoView({{block: 'center'}}), true")
+        box = self.evaluate(
+            f"(() => {{ const r = ({finder}).getBoundingClientRect(); "
+            "return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+        )
+        x, y = box
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+    def type_text(self, text: str) -> None:
+        """Type ``text`` into the focused field, as a keyboard does (``Input.insertText``)."""
+        self.send("Input.insertText", text=text)
+
+    def press_enter(self) -> None:
+        for kind in ("keyDown", "keyUp"):
+            self.send(
+                "Input.dispatchKeyEvent",
+                type=kind,
+                key="Enter",
+                code="Enter",
+                windowsVirtualKeyCode=13,
+                nativeVirtualKeyCode=13,
+                text="\r" if kind == "keyDown" else "",
+            )
+
+    def text(self) -> str:
+        """The page's visible text."""
+        return str(self.evaluate("document.body.innerText"))
+
     def screenshot(self, shot: Path) -> Path:
         data = self.send("Page.captureScreenshot", format="png")["data"]
         shot.write_bytes(base64.b64decode(data))

@@ -265,18 +265,25 @@ def deployment(
 ) -> Iterator[Deployment]:
     """Start a deployment under ``root`` and stop all its processes on exit.
 
-    ``shape``: ``"dev"`` is ``dagster dev`` (webserver and daemon in one command, as ``make ui``);
-    ``"daemon"`` is ``dagster-webserver`` plus ``dagster-daemon run``, each its own process.
+    ``shape``: ``"dg"`` is ``dg dev`` (webserver and daemon in one command, what ``make ui``
+    runs; the code location from ``[tool.dg.project]``); ``"dev"`` is ``dagster dev -w
+    workspace.yaml``; ``"daemon"`` is ``dagster-webserver`` plus ``dagster-daemon run``, each
+    its own process.
     """
-    if shape not in ("dev", "daemon"):
-        raise ValueError(f"shape must be 'dev' or 'daemon', not {shape!r}")
+    if shape not in ("dg", "dev", "daemon"):
+        raise ValueError(f"shape must be 'dg', 'dev' or 'daemon', not {shape!r}")
     env = make_env(root, extra_env)
     port = free_port()
     found = Deployment(root=root, env=env, url=f"http://127.0.0.1:{port}")
     workspace = ["-w", "workspace.yaml"]
     host = ["-h", "127.0.0.1", "-p", str(port)]
     try:
-        if shape == "dev":
+        if shape == "dg":
+            venv = Path(sys.executable).parent
+            found.env |= {"VIRTUAL_ENV": str(venv.parent), "PATH": f"{venv}:{env['PATH']}"}
+            found.start("dg-dev", ["dg", "dev", "--host", "127.0.0.1", "--port", str(port)])
+            found.wait_for_webserver()
+        elif shape == "dev":
             found.start("dagster-dev", ["dagster", "dev", *host, *workspace])
             found.wait_for_webserver()
         else:

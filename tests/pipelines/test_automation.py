@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 from pipelines.automation import nightly_refresh, roster_sensor
 from pipelines.definitions import defs
 
+# The code location, as the daemon hands it to a schedule's or a sensor's context.
+REPOSITORY = defs.get_repository_def()
+
 ROSTER = """players:
   - {name: random, kind: builtin, agent: random}
   - {name: heuristic, kind: builtin, agent: heuristic}
@@ -34,17 +37,17 @@ def test_roster_sensor_requests_runs_for_new_players(
     path.write_text(ROSTER, encoding="utf-8")
     monkeypatch.setenv("GENSTRAT_ROSTER", str(path))
 
-    first = roster_sensor(dg.build_sensor_context(cursor=None))
+    first = roster_sensor(dg.build_sensor_context(cursor=None, repository_def=REPOSITORY))
     assert isinstance(first, dg.SensorResult)
     (request,) = first.run_requests or []
     assert request.tags["genstrat/new_players"] == "random,heuristic"
     assert request.run_config == {"ops": {"roster": {"config": {"path": str(path)}}}}
 
-    same = roster_sensor(dg.build_sensor_context(cursor=first.cursor))
+    same = roster_sensor(dg.build_sensor_context(cursor=first.cursor, repository_def=REPOSITORY))
     assert isinstance(same, dg.SkipReason)
 
     path.write_text(ROSTER + "  - {name: search-2, kind: builtin, agent: search}\n")
-    later = roster_sensor(dg.build_sensor_context(cursor=first.cursor))
+    later = roster_sensor(dg.build_sensor_context(cursor=first.cursor, repository_def=REPOSITORY))
     assert isinstance(later, dg.SensorResult)
     (request,) = later.run_requests or []
     assert request.tags["genstrat/new_players"] == "search-2"
@@ -57,7 +60,7 @@ def test_roster_sensor_skips_a_broken_roster(
     path = tmp_path / "roster.yaml"
     path.write_text("players: [{name: x, kind: nonsense}]\n", encoding="utf-8")
     monkeypatch.setenv("GENSTRAT_ROSTER", str(path))
-    result = roster_sensor(dg.build_sensor_context(cursor=None))
+    result = roster_sensor(dg.build_sensor_context(cursor=None, repository_def=REPOSITORY))
     assert isinstance(result, dg.SkipReason)
     assert "unreadable" in (result.skip_message or "")
 
@@ -70,14 +73,17 @@ def test_roster_sensor_runs_again_when_a_program_player_is_edited(
     path = tmp_path / "roster.yaml"
     path.write_text(ROSTER + "  - {name: fixed, kind: program, path: fixed.py}\n")
     monkeypatch.setenv("GENSTRAT_ROSTER", str(path))
-    first = roster_sensor(dg.build_sensor_context(cursor=None))
+    first = roster_sensor(dg.build_sensor_context(cursor=None, repository_def=REPOSITORY))
     assert isinstance(first, dg.SensorResult)
 
     path.write_text(path.read_text() + "# a comment changes nothing that plays\n")
-    assert isinstance(roster_sensor(dg.build_sensor_context(cursor=first.cursor)), dg.SkipReason)
+    assert isinstance(
+        roster_sensor(dg.build_sensor_context(cursor=first.cursor, repository_def=REPOSITORY)),
+        dg.SkipReason,
+    )
 
     program.write_text("def act(observation, legal_actions, rng):\n    return legal_actions[-1]\n")
-    edited = roster_sensor(dg.build_sensor_context(cursor=first.cursor))
+    edited = roster_sensor(dg.build_sensor_context(cursor=first.cursor, repository_def=REPOSITORY))
     assert isinstance(edited, dg.SensorResult)
     (request,) = edited.run_requests or []
     assert request.tags["genstrat/new_players"] == ""  # same players, new code
@@ -89,7 +95,7 @@ def test_the_nightly_tick_requests_the_roots_with_a_refresh_tag() -> None:
     from pipelines.automation import REFRESH_TAG, ROOT_KEYS
 
     context = dg.build_schedule_context(
-        scheduled_execution_time=datetime(2026, 12, 3, 2, tzinfo=UTC)
+        scheduled_execution_time=datetime(2026, 12, 3, 2, tzinfo=UTC), repository_def=REPOSITORY
     )
     request = nightly_refresh.evaluate_tick(context).run_requests[0]  # type: ignore[index]
     assert list(request.asset_selection or []) == ROOT_KEYS
@@ -102,7 +108,7 @@ def test_the_roster_sensor_requests_only_the_roster(
     path = tmp_path / "roster.yaml"
     path.write_text(ROSTER, encoding="utf-8")
     monkeypatch.setenv("GENSTRAT_ROSTER", str(path))
-    result = roster_sensor(dg.build_sensor_context(cursor=None))
+    result = roster_sensor(dg.build_sensor_context(cursor=None, repository_def=REPOSITORY))
     assert isinstance(result, dg.SensorResult)
     (request,) = result.run_requests or []
     assert list(request.asset_selection or []) == [dg.AssetKey("roster")]
@@ -110,14 +116,14 @@ def test_the_roster_sensor_requests_only_the_roster(
 
 def test_every_asset_but_the_roots_follows_upstream() -> None:
     from pipelines.automation import ROOT_ASSETS, follows_of
-    from pipelines.definitions import stage_assets
+    from pipelines.definitions import ON_REQUEST, stage_assets
 
     graph = defs.resolve_asset_graph()
     plan = follows_of(stage_assets())
+    on_request = {key for asset in stage_assets(ON_REQUEST) for key in asset.keys}
     for key in graph.get_all_asset_keys():
         condition = graph.get(key).automation_condition
-        on_request = graph.get(key).group_name == "openspiel"  # pipelines/definitions.py
-        if on_request or key.to_user_string() in ROOT_ASSETS:
+        if key in on_request or key.to_user_string() in ROOT_ASSETS:
             assert condition is None, key
         else:
             assert condition == plan.condition(key), key
@@ -161,7 +167,7 @@ def test_the_nightly_tick_reads_the_sensor_roster_and_lists_the_root_checks(
     path.write_text(ROSTER, encoding="utf-8")
     monkeypatch.setenv("GENSTRAT_ROSTER", str(path))
     context = dg.build_schedule_context(
-        scheduled_execution_time=datetime(2026, 12, 3, 2, tzinfo=UTC)
+        scheduled_execution_time=datetime(2026, 12, 3, 2, tzinfo=UTC), repository_def=REPOSITORY
     )
     request = nightly_refresh.evaluate_tick(context).run_requests[0]  # type: ignore[index]
     assert request.run_config == {"ops": {"roster": {"config": {"path": str(path)}}}}
@@ -170,7 +176,7 @@ def test_the_nightly_tick_reads_the_sensor_roster_and_lists_the_root_checks(
     expected = dg.AssetSelection.checks_for_assets(*ROOT_KEYS).resolve_checks(graph)
     assert expected and set(request.asset_check_keys or []) == expected
 
-    sensor = roster_sensor(dg.build_sensor_context(cursor=None))
+    sensor = roster_sensor(dg.build_sensor_context(cursor=None, repository_def=REPOSITORY))
     assert isinstance(sensor, dg.SensorResult)
     (sensed,) = sensor.run_requests or []
     assert sensed.run_config == request.run_config
@@ -188,7 +194,7 @@ def test_without_a_roster_setting_the_nightly_tick_reads_the_demo_roster(
 
     monkeypatch.delenv("GENSTRAT_ROSTER", raising=False)
     context = dg.build_schedule_context(
-        scheduled_execution_time=datetime(2026, 12, 3, 2, tzinfo=UTC)
+        scheduled_execution_time=datetime(2026, 12, 3, 2, tzinfo=UTC), repository_def=REPOSITORY
     )
     request = nightly_refresh.evaluate_tick(context).run_requests[0]  # type: ignore[index]
     assert request.run_config == {"ops": {"roster": {"config": {"path": str(DEMO_ROSTER)}}}}
@@ -243,7 +249,7 @@ def test_follow_upstream_runs_join_the_latest_refresh_started_before_them() -> N
         _run("before-any-refresh", ["accepted_games"], **automated),
         _run("ui-roots-0000000000", ["reference_games", "seed_pool", "roster"]),
         _run("a1", ["accepted_games"], **automated),
-        _run("by-hand", ["leaderboards"]),  # a single asset from the UI: no refresh
+        _run("by-hand-000000000000", ["leaderboards"]),  # one asset from the UI: a refresh
         _run("nightly", ["reference_games", "seed_pool", "roster"], **{REFRESH_TAG: "n-1"}),
         _run("a2", ["axis_scores"], **automated),
     ]
@@ -251,7 +257,8 @@ def test_follow_upstream_runs_join_the_latest_refresh_started_before_them() -> N
     assert found == {"ui-roots-0000000000": "manual-ui-roots-000", "a1": "manual-ui-roots-000"}
     # the rest in a later tick, from the refresh current at the end of the first
     later, current = refreshes_of(runs[3:], current)
-    assert later == {"a2": "n-1"} and current == "n-1"
+    assert later == {"by-hand-000000000000": "manual-by-hand-0000", "a2": "n-1"}
+    assert current == "n-1"
     # going over runs already tagged changes nothing (the sensor may start over)
     tagged = [
         _run(r.run_id, [k.path[0] for k in r.asset_selection or []], **r.tags, **{REFRESH_TAG: t})
@@ -433,12 +440,12 @@ def test_the_refresh_tags_sensor_tags_a_ui_refresh_across_ticks() -> None:
     followers = [run([_leaderboards], **AUTOMATION_TAGS)]
     tick = dg.build_sensor_context(instance=instance)
     refresh_tags(tick)
-    by_hand = run([_leaderboards])  # one asset from the UI: in no refresh
-    followers.append(run([_leaderboards], **AUTOMATION_TAGS))
+    by_hand = run([_leaderboards])  # one asset from the UI: a refresh of its own
+    after = run([_leaderboards], **AUTOMATION_TAGS)  # what follows it
     later = refresh_tags(dg.build_sensor_context(instance=instance, cursor=tick.cursor))
-    assert isinstance(later, dg.SkipReason) and "2 new runs, 1 tagged," in str(later.skip_message)
+    assert isinstance(later, dg.SkipReason) and "2 new runs, 2 tagged," in str(later.skip_message)
     assert {refresh_of(r) for r in [roots, *followers]} == {f"manual-{roots[:12]}"}
-    assert refresh_of(by_hand) is None
+    assert refresh_of(by_hand) == refresh_of(after) == f"manual-{by_hand[:12]}"
 
 
 def test_a_run_still_going_is_tagged_once_when_it_ends_and_listed_once_under_its_refresh() -> None:

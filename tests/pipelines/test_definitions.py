@@ -20,8 +20,10 @@ from typing import Any
 
 import dagster as dg
 import pytest
+import yaml
 
 from pipelines.definitions import STAGES, build_definitions, defs
+from tests.e2e.dagster_processes import LOCATION
 from tests.support import REPO_ROOT, ProjectEnv
 
 SNAPSHOT = Path(__file__).with_name("asset_graph.snapshot.json")
@@ -65,6 +67,7 @@ def asset_graph_snapshot(definitions: dg.Definitions) -> dict[str, Any]:
             "deps": sorted(dep.asset_key.to_user_string() for dep in spec.deps),
             "group": spec.group_name,
             "kinds": sorted(spec.kinds),
+            "table_name": spec.metadata.get("dagster/table_name"),
             "partitions": describe_partitions(spec.partitions_def),
             "checks": checks_by_asset.get(spec.key.to_user_string(), []),
         }
@@ -84,11 +87,30 @@ def asset_graph_snapshot(definitions: dg.Definitions) -> dict[str, Any]:
         else {"op_job": True}
         for name, selection in selections.items()
     }
+    schedules = {
+        schedule.name: {
+            "status": schedule.default_status.value,
+            "target": schedule.job_name,
+            "description": schedule.description,
+        }
+        for schedule in definitions.schedules or []
+    }
+    sensors = {
+        sensor.name: {
+            "status": sensor.default_status.value,
+            # what the UI shows as the sensor's target: a job, or a selection string
+            "target": sensor.job_name
+            if sensor.has_jobs
+            else (str(sensor.asset_selection) if sensor.asset_selection else None),
+            "description": sensor.description,
+        }
+        for sensor in definitions.sensors or []
+    }
     return {
         "assets": dict(sorted(assets.items())),
         "jobs": dict(sorted(jobs.items())),
-        "schedules": sorted(schedule.name for schedule in definitions.schedules or []),
-        "sensors": sorted(sensor.name for sensor in definitions.sensors or []),
+        "schedules": dict(sorted(schedules.items())),
+        "sensors": dict(sorted(sensors.items())),
         "resources": sorted((definitions.resources or {}).keys()),
     }
 
@@ -99,6 +121,44 @@ def test_definitions_load_and_resolve() -> None:
     for spec in defs.resolve_all_asset_specs():
         assert spec.group_name and spec.group_name != "default", f"{spec.key} needs a group"
         assert spec.kinds, f"{spec.key} needs kinds"
+
+
+def test_the_shipped_automation_needs_only_the_schedule_turned_on() -> None:
+    """As shipped, the automation sensor runs (a run of the roots is all a refresh needs) and
+    the schedule waits to be turned on; every selection reads as a selection string."""
+    sensors = {sensor.name: sensor for sensor in defs.sensors or []}
+    assert sensors["follow_upstream"].default_status == dg.DefaultSensorStatus.RUNNING
+    assert str(sensors["follow_upstream"].asset_selection) == "*"
+    (schedule,) = defs.schedules or []
+    assert schedule.default_status == dg.DefaultScheduleStatus.STOPPED
+    assert schedule.job_name == "main_job"
+    for job in defs.jobs or []:
+        selection = getattr(job, "selection", None)
+        assert isinstance(selection, dg.AssetSelection), job.name
+        assert "Selection(" not in str(selection), (job.name, str(selection))
+
+
+def test_the_job_page_materializes_unpartitioned_roots_only() -> None:
+    """``main_job``'s "Materialize all" launches one run, not a backfill dialog: the UI opens
+    one for a job with a partitioned asset (on a fresh instance, of no partitions)."""
+    graph = defs.resolve_asset_graph()
+    main = defs.resolve_job_def("main_job")
+    keys = {key.to_user_string() for key in main.asset_layer.executable_asset_keys}
+    assert keys == {"reference_games", "seed_pool", "roster"}
+    assert all(graph.get(dg.AssetKey(key)).partitions_def is None for key in keys)
+    assert all(not graph.get(dg.AssetKey(key)).parent_keys for key in keys)
+
+
+def test_one_code_location_name_everywhere() -> None:
+    """``dg dev`` (``[tool.dg.project]``), ``workspace.yaml`` and the tests name one location."""
+    import tomllib
+
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["dg"]["project"]
+    workspace = yaml.safe_load((REPO_ROOT / "workspace.yaml").read_text())
+    (entry,) = workspace["load_from"]
+    assert entry["python_module"]["location_name"] == LOCATION == "genstrat"
+    assert project["code_location_name"] == LOCATION
+    assert entry["python_module"]["module_name"] == project["code_location_target_module"]
 
 
 def test_every_stage_exports_assets_and_checks() -> None:
@@ -125,6 +185,7 @@ def test_dagster_validates_the_workspace(project_env: ProjectEnv) -> None:
         ([str(venv / "dagster"), "definitions", "validate", "-w", "workspace.yaml"],
          "All code locations passed validation"),
         ([str(venv / "dg"), "check", "defs"], "All definitions loaded successfully"),
+        ([str(venv / "dg"), "list", "defs"], "main_job"),
     ):  # fmt: skip
         completed = subprocess.run(
             command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300

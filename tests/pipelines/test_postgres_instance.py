@@ -20,7 +20,6 @@ from dagster_postgres import (
 )
 
 from pipelines.definitions import defs
-from pipelines.jobs import MAIN_JOB_NAME
 from tests.servers import PostgresServer
 from tests.support import ProjectEnv
 
@@ -37,9 +36,9 @@ def test_the_deploy_instance_stores_runs_events_and_materializations_in_postgres
         assert isinstance(instance.schedule_storage, PostgresScheduleStorage)
         assert isinstance(instance.run_coordinator, dg.QueuedRunCoordinator)
 
-        result = defs.resolve_job_def(MAIN_JOB_NAME).execute_in_process(
-            instance=instance, asset_selection=SELECTION
-        )
+        job = defs.resolve_implicit_job_def_def_for_assets(SELECTION)
+        assert job is not None
+        result = job.execute_in_process(instance=instance, asset_selection=SELECTION)
         assert result.success
         run_id = result.run_id
 
