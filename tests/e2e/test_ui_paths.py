@@ -28,10 +28,11 @@ Each path's refresh is one ``genstrat/refresh``, every run of it succeeded, and 
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,9 +89,15 @@ def make_run(root: Path) -> Iterator[MakeRun]:
 
 
 @pytest.fixture(scope="module")
-def make_run_release(make_run: MakeRun) -> str:
-    make_run.finish(timeout_s=REFRESH_TIMEOUT_S)
-    return release_of(make_run.data)
+def make_run_release(make_run: MakeRun) -> Callable[[], str]:
+    """The release ``make run`` published, waited for when first asked (it runs meanwhile)."""
+
+    @functools.cache
+    def release() -> str:
+        make_run.finish(timeout_s=REFRESH_TIMEOUT_S)
+        return release_of(make_run.data)
+
+    return release
 
 
 @pytest.fixture(scope="module")
@@ -149,17 +156,15 @@ def settle(driver: Driver, first: str, known: set[str]) -> Refresh:
     return Refresh(release_of(driver.d.data), runs, time.monotonic() - started)
 
 
-def assert_one_refresh(refresh: Refresh, make_run_release: str, deployed: Deployment) -> None:
+def assert_one_refresh(refresh: Refresh, published: Callable[[], str], driver: Driver) -> None:
     """One refresh tag over its runs, all succeeded, automation after the first, and the
     release ``make run`` published, the only one in the store."""
     _, *followers = refresh.runs
     assert {run.status for run in refresh.runs} == {"SUCCESS"}
     assert followers and all(run.automated for run in followers)
     assert len({run.refresh for run in refresh.runs}) == 1
-    assert refresh.release_id == make_run_release
-    assert sorted(p.name for p in deployed.releases.iterdir() if not p.name.startswith(".")) == [
-        make_run_release
-    ]
+    assert refresh.release_id == published()
+    assert driver.releases() == {published()}
 
 
 def launched_after(driver: Driver, known: set[str], what: str) -> Run:
@@ -179,7 +184,7 @@ def launched_after(driver: Driver, known: set[str], what: str) -> Run:
 
 
 def test_a_cli_launch_of_main_job_is_dequeued_by_dg_devs_daemon_and_publishes(
-    deployed: Deployment, driver: Driver, make_run_release: str
+    deployed: Deployment, driver: Driver, make_run_release: Callable[[], str]
 ) -> None:
     assert not driver.runs()  # a fresh instance, nothing turned on
     launch = subprocess.run(
@@ -197,7 +202,7 @@ def test_a_cli_launch_of_main_job_is_dequeued_by_dg_devs_daemon_and_publishes(
     (run,) = driver.runs()
     assert set(run.assets) == set(ROOT_ASSETS)
     refresh = settle(driver, run.run_id, set())
-    assert_one_refresh(refresh, make_run_release, deployed)
+    assert_one_refresh(refresh, make_run_release, driver)
     assert refresh.runs[0].refresh == f"manual-{run.run_id[:12]}"
 
 
@@ -205,7 +210,7 @@ def test_a_cli_launch_of_main_job_is_dequeued_by_dg_devs_daemon_and_publishes(
 
 
 def test_main_jobs_materialize_all_refreshes_and_its_runs_tab_lists_the_run(
-    deployed: Deployment, driver: Driver, tab: Page, make_run_release: str
+    deployed: Deployment, driver: Driver, tab: Page, make_run_release: Callable[[], str]
 ) -> None:
     known = {run.run_id for run in driver.runs()}
     tab.goto(f"{deployed.url}/locations/{LOCATION}/jobs/main_job")
@@ -213,7 +218,7 @@ def test_main_jobs_materialize_all_refreshes_and_its_runs_tab_lists_the_run(
     run = launched_after(driver, known, "main_job's Materialize all")
     assert set(run.assets) == set(ROOT_ASSETS)
     refresh = settle(driver, run.run_id, known)
-    assert_one_refresh(refresh, make_run_release, deployed)
+    assert_one_refresh(refresh, make_run_release, driver)
     tab.goto(f"{deployed.url}/locations/{LOCATION}/jobs/main_job/runs")
     tab.wait_for(
         f"document.body.innerText.includes({json.dumps(run.run_id[:8])})",
@@ -225,7 +230,7 @@ def test_main_jobs_materialize_all_refreshes_and_its_runs_tab_lists_the_run(
 
 
 def test_roots_typed_in_the_global_lineage_and_materialize_all_refreshes(
-    deployed: Deployment, driver: Driver, tab: Page, make_run_release: str
+    deployed: Deployment, driver: Driver, tab: Page, make_run_release: Callable[[], str]
 ) -> None:
     known = {run.run_id for run in driver.runs()}
     tab.goto(f"{deployed.url}/asset-groups")
@@ -238,7 +243,7 @@ def test_roots_typed_in_the_global_lineage_and_materialize_all_refreshes(
     run = launched_after(driver, known, "Materialize all on roots(*)")
     assert set(run.assets) == {*ROOT_ASSETS, "openspiel_games"}
     refresh = settle(driver, run.run_id, known)
-    assert_one_refresh(refresh, make_run_release, deployed)
+    assert_one_refresh(refresh, make_run_release, driver)
     # openspiel_games has nothing to do under this profile: it succeeded, empty
     page = driver.asset_page("openspiel_games")
     (latest,) = page["assetMaterializations"]
@@ -251,7 +256,7 @@ def test_roots_typed_in_the_global_lineage_and_materialize_all_refreshes(
 
 
 def test_an_assets_materialize_refreshes_what_follows_it(
-    deployed: Deployment, driver: Driver, tab: Page, make_run_release: str
+    deployed: Deployment, driver: Driver, tab: Page, make_run_release: Callable[[], str]
 ) -> None:
     known = {run.run_id for run in driver.runs()}
     tab.goto(f"{deployed.url}/assets/leaderboards")
@@ -259,7 +264,7 @@ def test_an_assets_materialize_refreshes_what_follows_it(
     run = launched_after(driver, known, "the leaderboards page's Materialize")
     assert run.assets == ("leaderboards",)
     refresh = settle(driver, run.run_id, known)
-    assert_one_refresh(refresh, make_run_release, deployed)
+    assert_one_refresh(refresh, make_run_release, driver)
     refreshed = {asset for r in refresh.runs for asset in r.assets}
     assert "release_bundle" in refreshed and not {"seed_pool", "match_corpus"} & refreshed
 
@@ -268,12 +273,12 @@ def test_an_assets_materialize_refreshes_what_follows_it(
 
 
 def test_a_nightly_tick_with_the_shipped_sensors_publishes(
-    deployed: Deployment, driver: Driver, make_run_release: str
+    deployed: Deployment, driver: Driver, make_run_release: Callable[[], str]
 ) -> None:
     known = {run.run_id for run in driver.runs()}
     driver.start_schedule("nightly_refresh")  # the documented step
     driver.stop_schedule("nightly_refresh")  # no real 02:00 tick during the test
     (first,) = driver.fire_schedule("nightly_refresh")
     refresh = settle(driver, first, known)
-    assert_one_refresh(refresh, make_run_release, deployed)
+    assert_one_refresh(refresh, make_run_release, driver)
     assert refresh.runs[0].tags[REFRESH_TAG].startswith("nightly-")
