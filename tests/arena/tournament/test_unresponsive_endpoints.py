@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.doubles.scripted_server import Answer, ScriptedServer
@@ -18,17 +17,16 @@ CONCURRENCY = 4
 RUNS = 10  # one pair on Kuhn: 20 matches
 
 
-def run(tmp_path: Path, roster: str, *extra: str) -> tuple[subprocess.CompletedProcess[str], float]:
+def run(tmp_path: Path, roster: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """The command, which must end by itself: it is killed, and the test fails, after 60 s."""
     path = tmp_path / "roster.yaml"
     path.write_text(roster)
-    started = time.monotonic()
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "pipelines.cli", "tournament", "run", "--roster", str(path),
          "--games", "kuhn", "--runs", str(RUNS), "--out", str(tmp_path / "out"), "--quiet",
          *extra],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
-    return done, time.monotonic() - started
 
 
 def roster(url: str, limits: str, timeout_s: float = 30) -> str:
@@ -43,10 +41,9 @@ def roster(url: str, limits: str, timeout_s: float = 30) -> str:
 def test_always_429_with_retry_after_600_stops_the_player_in_one_line(tmp_path: Path) -> None:
     limited = Answer(429, b'{"error": {"message": "rate limited"}}', {"retry-after": "600"})
     with ScriptedServer(lambda request: limited) as server:
-        done, took = run(tmp_path, roster(server.url, "max_retries: 2, max_retry_after_s: 1"))
+        done = run(tmp_path, roster(server.url, "max_retries: 2, max_retry_after_s: 1"))
         requests = len(server.requests)
     assert done.returncode == 75, done.stderr
-    assert took < 30
     assert requests <= 10 + CONCURRENCY  # the breaker's default threshold, and those in flight
     stopped, *rest = done.stderr.splitlines()
     assert stopped.startswith(
@@ -63,10 +60,10 @@ def test_always_429_with_retry_after_600_stops_the_player_in_one_line(tmp_path: 
 def test_a_hanging_endpoint_stops_the_player_in_one_line(tmp_path: Path) -> None:
     with ScriptedServer(lambda request: Answer(delay_s=3600)) as server:
         limits = "max_retries: 50, max_retry_after_s: 0.5"
-        done, took = run(tmp_path, roster(server.url, limits, timeout_s=0.5))
+        done = run(tmp_path, roster(server.url, limits, timeout_s=0.5))
         requests = len(server.requests)
     assert done.returncode == 75, done.stderr
-    assert took < 30 and requests <= 10 + CONCURRENCY
+    assert requests <= 10 + CONCURRENCY
     stopped = done.stderr.splitlines()[0]
     assert stopped.startswith(
         f"genstrat: player 'llm' stopped: unavailable: 10 consecutive connection failures at "
@@ -77,14 +74,15 @@ def test_a_hanging_endpoint_stops_the_player_in_one_line(tmp_path: Path) -> None
 def test_without_a_breaker_each_request_on_a_hanging_endpoint_ends_within_its_bound(
     tmp_path: Path,
 ) -> None:
-    """20 matches, 50 retries allowed per request: each request gives up after 2 x 0.5 + 0.5
-    s, so the run takes five rounds of 1.5 s, not 20 x 51 attempts of 0.5 s."""
+    """20 matches, 50 retries allowed per request: each request gives up at its bound of
+    2 x 0.5 + 0.5 s, which leaves room for three attempts of 0.5 s, not 51."""
     with ScriptedServer(lambda request: Answer(delay_s=3600)) as server:
         limits = "max_retries: 50, max_retry_after_s: 0.5"
-        done, took = run(tmp_path, roster(server.url, limits, timeout_s=0.5),
-                         "--max-connection-failures", "0")  # fmt: skip
+        done = run(tmp_path, roster(server.url, limits, timeout_s=0.5),
+                   "--max-connection-failures", "0")  # fmt: skip
+        requests = len(server.requests)
     assert done.returncode == 75, done.stderr
-    assert took < 30
+    assert 20 <= requests <= 3 * 20  # each match's one request: at most three attempts
     assert "20/20 matches recorded (20 timeout)" in done.stdout
     assert done.stderr == (
         "genstrat: 20 matches recorded as timeout or error; run the same command with "
