@@ -15,10 +15,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.programs.openspiel_track import openspiel_observation
 from arena.programs.sandbox import Outcome, Program, program_observation
 from arena.secrets import scrub
 from engines.agents.base import Decision, Forfeit, MoveFailed
 from engines.gbg.engine import State
+from engines.openspiel.state import OpenSpielState
 
 
 @dataclass
@@ -34,11 +36,17 @@ class ProgramPlayer:
 
     _turn: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    async def decide(self, state: State, seat: int, rng: random.Random, call_id: str) -> Decision:
+    async def decide(
+        self, state: State | OpenSpielState, seat: int, rng: random.Random, call_id: str
+    ) -> Decision:
         """The program's move, computed in a worker thread so that matches in flight beside it
         (e.g. LLM matches) go on; one move at a time per program process."""
         legal = list(state.legal_actions())
-        observation, seed = program_observation(state, seat), rng.randrange(2**31)
+        if isinstance(state, OpenSpielState):
+            observation = openspiel_observation(state, seat)
+        else:
+            observation = program_observation(state, seat)
+        seed = rng.randrange(2**31)
         outcome = await asyncio.to_thread(self._act, observation, legal, seed)
         reason = scrub(outcome.reason, (*self.secrets, *self.program.secrets))
         if outcome.status == "timeout":

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arena.llm.usage import MoveForfeited, MoveNotObtained, Unfinished
+from arena.programs.openspiel_track import admit_openspiel
 from arena.programs.sandbox import admit
 from arena.reference_engines import agent_plays
 from arena.roster import BuiltinEntry, ProgramEntry, Roster
@@ -71,11 +72,12 @@ def admit_programs(
                 continue
             tested.add((name, m.game.token))
             entry = programs[name]
-            if not isinstance(m.game.spec, GameSpec):
-                reason = "strategy programs play generated games only, not OpenSpiel games"
-                refused.setdefault(name, {})[m.game.token] = reason
-                continue
-            verdict = admit(entry.path, m.game.spec, seed=seed, limits=entry.sandbox_limits())
+            if isinstance(m.game.spec, GameSpec):
+                verdict = admit(entry.path, m.game.spec, seed=seed, limits=entry.sandbox_limits())
+            else:  # an OpenSpiel game (issue 46, item 5)
+                verdict = admit_openspiel(
+                    entry.path, m.game.spec, seed=seed, limits=entry.sandbox_limits()
+                )
             if not verdict.admitted:
                 refused.setdefault(name, {})[m.game.token] = verdict.reason
     return refused
