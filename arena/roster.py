@@ -12,6 +12,8 @@
         api_key_env: LOCAL_LLM_KEY   # the NAME of an environment variable, never the key
         settings: {temperature: 0, max_tokens: 64}   # provider-native, recorded with every move
         family: smollm2              # optional: family/variant for sibling comparisons
+        # reasoning: {low: {reasoning_effort: low}, high: {reasoning_effort: high}}
+        #   optional: one entrant per setting (local-llm@low, ...), one family (reasoning_variants)
         block: block-1               # optional (default block-1)
         price: {input_per_mtok: 0, output_per_mtok: 0, cached_input_per_mtok: 0}
         response_format: none        # none | json_object | json_schema | json_object_schema
@@ -92,6 +94,7 @@ from pydantic import (
 from arena.llm.protocols import ProtocolName, move_protocol
 from arena.llm.providers import DEFAULT_BASE_URLS, ResponseFormat, caches_by_default
 from arena.programs.sandbox import Limits
+from arena.reasoning_variants import expand_reasoning
 
 DEFAULT_BLOCK = "block-1"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._+@-]{0,63}$"
@@ -456,6 +459,7 @@ def parse_roster(data: Any, source: str = "roster", folder: Path | None = None) 
     if not isinstance(data, dict):
         raise ValueError(f"{source}: a roster is a mapping with a 'players' list")
     context = {FOLDER_CONTEXT: folder if folder is not None else Path.cwd()}
+    data = expand_reasoning(data)  # one entrant per reasoning setting (issue 46)
     try:
         return Roster.model_validate(data, context=context)
     except ValidationError as exc:
