@@ -993,9 +993,12 @@ def cards_in_hand(spec: GameSpec) -> int:
 
 
 def paper_rulebook(spec: GameSpec) -> str:
-    """The rulebook in the paper's style: an overview, the information each player has, and
-    every rule stated as in the compact rulebook followed by a worked example with the game's
-    own numbers.  The consistency gate reads it exactly as the compact one (same sections)."""
+    """The rulebook in the paper's style (Appendix B): an overview, the terms of the kinds of
+    phase the game has, its phases at a glance, the information each player has, every rule
+    stated as in the compact rulebook followed by a worked example with the game's own
+    numbers, and complete deals played out on the engine with the messages the players
+    receive.  Its length follows the game's size, as the paper's 8,600 to 39,000 characters
+    do.  The consistency gate reads it exactly as the compact one (same sections)."""
     deck = spec.deck
     ranks = ", ".join(f"{r.label} (value {r.value})" for r in deck.ranks)
     suits = ", ".join(deck.suits)
