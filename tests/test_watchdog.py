@@ -64,10 +64,14 @@ def _run_pytest(
     tmp_path: Path, url: str, log: Path | None, seconds: int, *, sigint_ignored: bool = False
 ) -> subprocess.Popen[str]:
     """pytest in a child process, with the suite's conftest as a plugin, on one test that sleeps
-    ``seconds``, watching ``url`` (every 0.2 s); ``sigint_ignored``: started with SIGINT
-    ignored."""
+    ``seconds`` (after touching ``tmp_path/started``), watching ``url`` (every 0.2 s);
+    ``sigint_ignored``: started with SIGINT ignored."""
     test = tmp_path / "test_sleeps.py"
-    test.write_text(f"import time\n\ndef test_sleeps():\n    time.sleep({seconds})\n")
+    started = tmp_path / "started"
+    test.write_text(
+        "import pathlib, time\n\ndef test_sleeps():\n"
+        f"    pathlib.Path({str(started)!r}).touch()\n    time.sleep({seconds})\n"
+    )
     env = {**os.environ, "GENSTRAT_LOCAL_LLM_URL": url, "GENSTRAT_WATCH_INTERVAL": "0.2"}
     env.pop("PYTEST_XDIST_WORKER", None)
     env.pop("GENSTRAT_LOCAL_LLM_LOG", None)
@@ -123,21 +127,21 @@ def test_a_server_that_exits_stops_the_run_with_one_line_and_its_log(
         log = tmp_path / "server.log"
         log.write_text("".join(f"line {i}\n" for i in range(20)))
         run = _run_pytest(tmp_path, url, log, seconds=120, sigint_ignored=sigint_ignored)
-        time.sleep(3.0)  # the run is under way, the server answers
-        assert run.poll() is None
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)  # until the run is under way, its watchdog seeing the server
+        assert (tmp_path / "started").exists() and run.poll() is None
         with log.open("a") as sink:  # its last words: the tail is read when it dies
             sink.write("Llama._create_completion: cache miss\n")
         server.kill()  # the server exits
         server.wait()
-        started = time.monotonic()
-        out, err = run.communicate(timeout=60)
+        out, err = run.communicate(timeout=60)  # the run ends long before its test's 120 s
     finally:
         server.kill()
         server.communicate()
         if run is not None and run.poll() is None:
             run.kill()
             run.communicate()
-    assert time.monotonic() - started < 30  # not the test's 120 s
     assert run.returncode == pytest.ExitCode.INTERRUPTED
     assert f"error: the local LLM server at {url} stopped accepting connections" in out
     assert "Llama._create_completion: cache miss" in out  # the log's tail
