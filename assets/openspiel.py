@@ -20,7 +20,11 @@ Three assets in group ``openspiel``, thin over the arena and the statistics:
   blinds per 100 hands for hold'em, each with run-bootstrap intervals; the cross-family summary
   (per-family standardised values, averaged over the families a model played) in its metadata;
   a blocking check that every run is two deals with the seats swapped. Its value is the
-  ``family_ratings`` table.
+  ``family_ratings`` table. Its metadata also holds each family's anchored scales against the
+  family's reference field, every entrant ranked and partial ones flagged
+  (``engines.stats.openspiel_fields``), and, when the chess field's four Stockfish levels
+  played, chess Elo calibrated on that measured ladder with intervals, the ladder's reference
+  and whether it rises with the settings (``engines.stats.calibration``).
 - ``openspiel_release``: the group's tables published as versioned, hash-attested releases
   into the same release store, by the same machinery as ``release_bundle``
   (``releases.contents.publish_release``: the replay rule, redacted transcripts, the analysis
@@ -75,7 +79,15 @@ from assets.resources import ProjectPaths, RunProfile
 from assets.roster import roster_from_table
 from engines.openspiel.spec import PROTOCOLS, is_openspiel_token
 from engines.stats.analysis import analyse
-from engines.stats.families import GameUnit, family_ratings, family_summary, unit_problems
+from engines.stats.calibration import calibration_summary, calibration_table
+from engines.stats.families import (
+    GameUnit,
+    family_generator,
+    family_ratings,
+    family_summary,
+    unit_problems,
+)
+from engines.stats.openspiel_fields import CHESS_LADDER, family_anchored_tables
 from engines.tournament import corpus_checks
 from engines.tournament.pairs import complete_pairs
 from engines.tournament.records import MATCH_SCHEMA, MOVE_SCHEMA
@@ -267,6 +279,37 @@ def family_tables(
     return ratings, family_summary(ratings)
 
 
+def calibration_metadata(
+    matches: pd.DataFrame, pairs: pd.DataFrame, settings: AnalysisSettings
+) -> dict[str, Any]:
+    """The anchored scales of every family against its reference field and, when the chess
+    field's Stockfish ladder played, chess Elo calibrated on it (issue 46, item 2;
+    ``engines.stats.openspiel_fields``, ``engines.stats.calibration``), as metadata: the
+    tables, the ladder's reference and whether it rises with the settings, or why not."""
+    n_boot, seed = settings.config.n_boot, settings.seed
+    units = game_units(sorted(matches["game"].astype(str).unique()))
+    anchored, notes = family_anchored_tables(matches, units, n_boot, seed)
+    out: dict[str, Any] = {
+        "family_anchored": dg.MetadataValue.md(markdown_table(anchored)),
+        "family_anchored_notes": "; ".join(f"{f}: {n}" for f, n in notes.items()) or "none",
+    }
+    chess = [g for g, u in units.items() if u.family == "chess"]
+    played = set(pairs["alice"].astype(str)) | set(pairs["bob"].astype(str))
+    missing = [level for level in CHESS_LADDER.levels if level not in played]
+    if not chess:
+        out["chess_calibration"] = "no chess game"
+    elif missing:
+        out["chess_calibration"] = f"the Stockfish ladder did not play: {', '.join(missing)}"
+    else:
+        subset = pairs.loc[pairs["game"].astype(str).isin(chess)]
+        table = calibration_table(subset, CHESS_LADDER, n_boot, family_generator(seed, "ladder"))
+        summary = calibration_summary(table)
+        out["chess_calibration"] = dg.MetadataValue.md(markdown_table(table))
+        out["chess_calibration_reference"] = str(summary["reference"])
+        out["chess_ladder_monotone"] = bool(summary["monotone"])
+    return out
+
+
 @dg.asset(
     group_name=GROUP_NAME,
     kinds={"pandas", "parquet"},
@@ -291,6 +334,11 @@ def openspiel_leaderboards(
         "family_summary": dg.MetadataValue.md(markdown_table(summary)),
         # the settings the group's release recomputes its analysis with
         ANALYSIS_SETTINGS: dg.MetadataValue.json(config.analysis_settings().as_json()),
+        **calibration_metadata(
+            all_matches(openspiel_match_corpus, "openspiel_match_corpus"),
+            pairs,
+            config.analysis_settings(),
+        ),
     }
     yield dg.Output(ratings, metadata=metadata)
     check = corpus_checks.paired_runs(pairs)
