@@ -130,3 +130,16 @@ def test_the_tracking_rows_are_in_the_table_and_their_check_holds_them() -> None
     assert tracking_problems(pd.concat([unjudged, rows])) == [
         "3 tracking row(s) without judged traces"
     ]
+
+
+def test_the_assets_blocking_check_reads_the_released_table() -> None:
+    from assets.ablations import CHECKS, judge_tracking
+
+    assert judge_tracking in CHECKS
+    summary = _summary()
+    passed = judge_tracking(summary)
+    assert passed.passed and passed.metadata["tracking_rows"].value == 3
+    rows = summary.index[summary["quantity"] == "tracking_planning_depth"]
+    failed = judge_tracking(summary.drop(index=rows))
+    assert not failed.passed
+    assert failed.metadata["problems"].value == "planning_depth: 0 tracking rows, expected 1"
