@@ -8,8 +8,9 @@
   files or OpenSpiel games (``openspiel:chess``, ``openspiel:go(board_size=9)``); a seed is the
   game of ``--config default|paper|FILE`` (default: the run profile's configuration), and the
   LLM players read rulebooks in ``--style compact|paper`` (default: the roster's, else the
-  profile's). ``--release ID [--store DIR]`` plays a release's benchmark games by the specs it
-  carries (``--games`` then picks among them), never regenerating a seed.
+  paper style under the paper protocol, else the profile's). ``--release ID [--store DIR]``
+  plays a release's benchmark games by the specs it carries (``--games`` then picks among
+  them), never regenerating a seed.
   ``--parallel`` bounds the matches in flight (``--workers`` processes share them and
   the providers' limits); ``--retry-failed`` plays recorded timeouts and errors again;
   ``--offline`` answers every model call from ``DIR/cache.sqlite`` (a rebuild that calls no
@@ -354,8 +355,9 @@ def _run(args: argparse.Namespace) -> int:
     from engines.tournament.schedule import parse_game_list
 
     roster = load_roster(Path(args.roster))
-    if args.protocol is not None:
-        roster = with_protocol(roster, args.protocol)
+    protocol = args.protocol or roster.protocol  # the paper's brings its rulebook style
+    if protocol is not None:
+        roster = with_protocol(roster, protocol)
     _, style = game_options(args)
     if args.style is not None or roster.rulebook_style is None:
         roster = with_rulebook_style(roster, style)

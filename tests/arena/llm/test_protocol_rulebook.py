@@ -78,7 +78,9 @@ def test_every_profile_under_the_paper_protocol_sends_the_paper_rulebook() -> No
         assert (chosen.rulebook_style or "compact") == expected, profile.name
 
 
-def _system_prompts(tmp_path: Path, *options: str, style: str | None = None) -> set[str]:
+def _system_prompts(
+    tmp_path: Path, *options: str, style: str | None = None, protocol: str | None = None
+) -> set[str]:
     """The system prompts an LLM player of a roster file was sent in ``tournament run``."""
 
     def call(request: Request) -> Any:
@@ -90,8 +92,10 @@ def _system_prompts(tmp_path: Path, *options: str, style: str | None = None) -> 
             "players:\n  - {name: bot, kind: builtin, agent: random}\n"
             f"  - {{name: llm, kind: openai, model: m, base_url: '{server.url}'}}\n"
             + (f"rulebook_style: {style}\n" if style else "")
+            + (f"protocol: {protocol}\n" if protocol else "")
         )
-        out = tmp_path / ("t" + "".join(o.strip("-") for o in options) + (style or ""))
+        name = "".join(o.strip("-") for o in options) + (style or "") + (protocol or "")
+        out = tmp_path / f"t-{name}"
         code = main(["tournament", "run", "--roster", str(path), "--games", "kuhn", "--runs",
                      "1", "--out", str(out), "--quiet", "--json", *options])  # fmt: skip
         requests = list(server.requests)
@@ -110,3 +114,6 @@ def test_tournament_run_protocol_paper_sends_the_paper_rulebook(
     # the roster's own style, and an explicit --style, override the protocol's
     assert _system_prompts(tmp_path, "--protocol", "paper", style="compact") == {compact}
     assert _system_prompts(tmp_path, "--protocol", "paper", "--style", "compact") == {compact}
+    # the roster's own protocol is the paper's prompt too
+    assert _system_prompts(tmp_path, protocol="paper") == {paper}
+    assert _system_prompts(tmp_path, protocol="paper", style="compact") == {compact}
