@@ -4,7 +4,8 @@ against the planted-skill field over HTTP, measured.
 Usage:
     PYTHONPATH=. .venv/bin/python benchmarks/dress_rehearsal.py [--models 12] [--games 50]
         [--runs N] [--latency-s 1.0] [--concurrency 8] [--requests-per-minute 600]
-        [--executor in-process|dask] [--kill-at 0.5] [--json] [--out DIR] [--keep]
+        [--executor in-process|dask] [--lanes 5] [--kill-at 0.5] [--json] [--out DIR] [--keep]
+        [--record]
     a small run: --models 4 --games 5 (runs default to 2 below paper size)
 
 What it does, in a scratch folder (``--out``, else a temporary one, removed unless ``--keep``):
@@ -17,34 +18,40 @@ What it does, in a scratch folder (``--out``, else a temporary one, removed unle
    ``--requests-per-minute`` per model, overloads answered 429, illegal answers, reasoning
    tokens), served by the planted server in a process of its own, which knows the games; the
    roster gives each model a provider group of its own with ``--concurrency`` requests in flight
-   and the same rate limit.
+   and the same rate limit (the legs' roster splits both between the ``--lanes``).
 3. **Plan**: ``tournament plan`` of the run (``arena.tournament.plan``) before anything is
    played, then calibrated on a calibration run (the harness alone, ``run_tournament`` outside
    Dagster: the first run of every matchup, in a scratch folder), whose wall time against its
    provider-bound ideal is the harness's own overhead.
 4. **Leg A, uninterrupted**: in a child process, the graph's own assets of the ``paper`` profile
    (runs overridden by ``--runs``): ``roster`` (from ``$GENSTRAT_ROSTER``), one run per game of
-   ``match_corpus``/``match_moves`` (``--parallel`` matches in flight; on ``--executor dask``,
-   ``scaleout_job`` on a local Dask cluster with a PostgreSQL instance, each game's matches dealt
-   into one play step per worker, which split the providers' limits), then ``complete_pairs``
-   and ``leaderboards``.
+   ``match_corpus``/``match_moves``, ``--lanes`` games at once (each lane a process that starts
+   one Dagster run after another, with ``1/lanes`` of every provider's concurrency and request
+   rate, so that one game's tail and one run's start-up overlap with other games' play; on
+   ``--executor dask``, ``scaleout_job`` on a local Dask cluster of one worker a lane with a
+   PostgreSQL instance, each game's matches played in one step), then ``complete_pairs`` and
+   ``leaderboards``.
 5. **Leg B, killed and resumed**: the same in another data folder, killed with SIGKILL (its whole
    process group) once ``--kill-at`` of the matches are journalled, then started again to the
    end.  The server draws its faults from each request and its attempt number (the harness's
    ``x-retry-count``), so both legs meet the same faults whatever the timing.
 
 Report: matches, calls; wall time of leg A's tournament against the provider-bound ideal (per
-model the larger of answered requests x mean latency / concurrency and requests / rate limit,
-the slowest model's; and the same per game summed, since the graph plays one game after
-another); the harness's overhead (calibration run) and Dagster's (leg A's runs less the play
-inside them); the peak memory of every process (resident set, sampled); the bill (calls, input
-and output tokens, cost) against the plan, the calibrated plan and the server's own count; the
-rank correlation of the leaderboard with the planted strengths; and whether leg B's tables equal
-leg A's (wall-clock and latency columns aside), with the requests the kill lost in flight.
+model the larger of answered requests x mean latency / allowed concurrency and requests / rate
+limit, the slowest model's) and its longest match; the harness's overhead (calibration run:
+wall time against its ideal, CPU milliseconds a call of the harness and of the provider) and
+Dagster's (the games' phase beyond the time some match was in play; each run beyond its own
+play, summed); the peak memory and CPU seconds of every process (sampled), and the CPU a call
+of each leg (its lanes and Dask workers included); the bill (calls, input and output tokens,
+cost) against the plan, the calibrated plan and the server's own count; the rank correlation of
+the leaderboard with the planted strengths; and whether leg B's tables equal leg A's
+(wall-clock and latency columns aside), with the requests the kill lost in flight.  The report
+so far is kept in ``partial.json`` of the scratch folder after the calibration and after leg A;
+``--record`` appends the whole report to ``benchmarks/results/dress_rehearsal.jsonl``.
 
 The full size (12 models x 50 games, the fewest runs past 40,000 matches: 7, 46,200 matches,
-about 280,000 requests) takes about an hour a leg at 1 s latency; run it only on a machine with
-cores to spare.
+about 240,000 requests a leg) needs a provider-bound pace the machine's CPU can keep: about
+2.5 ms of CPU a request (harness and provider) and tens of CPU seconds a Dagster run.
 """
 
 from __future__ import annotations
@@ -78,6 +85,7 @@ ASSET_STATS = ("complete_pairs", "leaderboards")
 # Columns a resumed run may write otherwise: wall clock, latency, and ``cached`` (the replies a
 # resumed match read back from its response cache, which the killed run had paid for).
 IGNORED = ("started_at", "finished_at", "duration_s", "latency_s", "cached")
+RESULTS = REPO / "benchmarks" / "results" / "dress_rehearsal.jsonl"
 
 
 # --- the field, the games, the roster ---------------------------------------------------------
@@ -132,9 +140,8 @@ def field_models(args: argparse.Namespace) -> list[Any]:
 
 def mean_latency(model: Any, output_tokens: float) -> float:
     """The server's mean seconds per answered request (log-normal mean, plus output time)."""
-    return model.latency_s * math.exp(model.latency_sigma**2 / 2) + (
-        model.per_output_token_s * output_tokens
-    )
+    median, sigma = float(model.latency_s), float(model.latency_sigma)
+    return median * math.exp(sigma**2 / 2) + float(model.per_output_token_s) * output_tokens
 
 
 # --- processes --------------------------------------------------------------------------------
@@ -145,18 +152,26 @@ class MemoryWatch:
     ``every_s``; keeps each process's peak, labelled by its command line."""
 
     def __init__(self, every_s: float = 0.5) -> None:
-        import psutil
+        import psutil  # type: ignore[import-untyped]
 
         self.psutil = psutil
         self.every_s = every_s
         self.extra: dict[int, str] = {}
         self.labels: dict[int, str] = {}
         self.peaks: dict[int, int] = {}
+        self.cpu: dict[int, float] = {}  # seconds of CPU (user and system), the last sample
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="memory-watch", daemon=True)
 
     def label(self, pid: int, name: str) -> None:
         self.labels[pid] = name
+
+    def cpu_of(self, pid: int) -> float:
+        """Seconds of CPU ``pid`` has used (sampled now)."""
+        with contextlib.suppress(self.psutil.Error):
+            times = self.psutil.Process(pid).cpu_times()
+            self.cpu[pid] = times.user + times.system
+        return self.cpu.get(pid, 0.0)
 
     def start(self) -> MemoryWatch:
         self._thread.start()
@@ -173,9 +188,15 @@ class MemoryWatch:
                 rss = proc.memory_info().rss
                 if rss > self.peaks.get(proc.pid, 0):
                     self.peaks[proc.pid] = rss
+                times = proc.cpu_times()
+                self.cpu[proc.pid] = times.user + times.system
                 if proc.pid not in self.labels:
-                    cmd = " ".join(proc.cmdline()[:6])
-                    self.labels[proc.pid] = cmd[:120] or proc.name()
+                    parent = self.labels.get(proc.ppid())
+                    if parent is not None and parent.startswith("leg "):
+                        self.labels[proc.pid] = f"lane of {parent.split(' (')[0]}"
+                    else:
+                        cmd = " ".join(proc.cmdline()[:6])
+                        self.labels[proc.pid] = cmd[:120] or proc.name()
 
     def _run(self) -> None:
         while not self._stop.wait(self.every_s):
@@ -187,10 +208,15 @@ class MemoryWatch:
             self.peaks.get(me, 0), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         )
         self.labels[me] = "driver (this script)"
+        times = os.times()
+        self.cpu[me] = times.user + times.system
         rows = [
-            {"pid": pid, "process": self.labels.get(pid, "?"), "peak_rss_mb": round(rss / 2**20, 1)}
+            {
+                "pid": pid, "process": self.labels.get(pid, "?"),
+                "peak_rss_mb": round(rss / 2**20, 1), "cpu_s": round(self.cpu.get(pid, 0.0), 1),
+            }
             for pid, rss in self.peaks.items()
-        ]
+        ]  # fmt: skip
         return sorted(rows, key=lambda r: -r["peak_rss_mb"])
 
 
@@ -229,52 +255,72 @@ def delta(after: dict[str, dict[str, Any]], before: dict[str, dict[str, Any]]) -
 # --- a leg: the graph in a child process ------------------------------------------------------
 
 
-def leg_main(spec_path: Path) -> int:
-    """The child: the roster, every game's tournament, the statistics (timings on stdout)."""
+def run_assets(spec: dict[str, Any], names: tuple[str, ...], partition: str | None) -> float:
+    """One Dagster run of the assets ``names`` (of ``partition``): ``scaleout_job`` on the Dask
+    cluster at ``spec["address"]``, else the main job in process; its seconds."""
     import dagster as dg
 
-    spec = json.loads(spec_path.read_text())
     from pipelines.definitions import defs
-    from pipelines.jobs import MAIN_JOB_NAME, SCALEOUT_JOB_NAME
+    from pipelines.jobs import MAIN_JOB_NAME
 
     config = {"runs": spec["runs"], "parallel": spec["parallel"], "steps": spec["steps"]}
     tournament_config = {"ops": {"match_corpus": {"config": config}}}
-    timings: dict[str, Any] = {"games": {}}
-    keys = [dg.AssetKey(k) for k in ASSET_TOURNAMENT]
+    selection = [dg.AssetKey(k) for k in names]
+    started = time.perf_counter()
     with dg.DagsterInstance.get() as instance:
+        if spec["address"]:
+            from pipelines.scaleout import scaleout_job
+            from tests.servers import DaskCluster
 
-        def run(selection: list[dg.AssetKey], partition: str | None) -> float:
-            started = time.perf_counter()
-            if spec["address"]:
-                from pipelines.scaleout import scaleout_job
-                from tests.servers import DaskCluster
+            run_config: dict[str, Any] = DaskCluster.run_config_for(spec["address"])
+            if partition is not None:
+                run_config = {**run_config, **tournament_config}
+            result = dg.execute_job(
+                dg.reconstructable(scaleout_job), instance=instance, run_config=run_config,
+                asset_selection=selection,
+                tags={"dagster/partition": partition} if partition else None,
+            )  # fmt: skip
+            ok = result.success
+        else:
+            job = defs.resolve_job_def(MAIN_JOB_NAME)
+            outcome = job.execute_in_process(
+                instance=instance, asset_selection=selection, partition_key=partition,
+                run_config=tournament_config if partition is not None else None,
+                raise_on_error=False,
+            )  # fmt: skip
+            ok = outcome.success
+    if not ok:
+        raise SystemExit(f"leg: the run of {list(names)} ({partition}) failed")
+    return time.perf_counter() - started
 
-                run_config: dict[str, Any] = DaskCluster.run_config_for(spec["address"])
-                if partition is not None:
-                    run_config = {**run_config, **tournament_config}
-                result = dg.execute_job(
-                    dg.reconstructable(scaleout_job), instance=instance, run_config=run_config,
-                    asset_selection=selection,
-                    tags={"dagster/partition": partition} if partition else None,
-                )  # fmt: skip
-                ok = result.success
-            else:
-                job = defs.resolve_job_def(MAIN_JOB_NAME)
-                outcome = job.execute_in_process(
-                    instance=instance, asset_selection=selection, partition_key=partition,
-                    run_config=tournament_config if partition is not None else None,
-                    raise_on_error=False,
-                )  # fmt: skip
-                ok = outcome.success
-            if not ok:
-                raise SystemExit(f"leg: the run of {selection} ({partition}) failed")
-            return time.perf_counter() - started
 
-        assert SCALEOUT_JOB_NAME
-        timings["roster_s"] = run([dg.AssetKey("roster")], None)
-        for token in spec["partitions"]:
-            timings["games"][token] = run(keys, token)
-        timings["statistics_s"] = run([dg.AssetKey(k) for k in ASSET_STATS], None)
+def play_game(spec: dict[str, Any], token: str) -> tuple[str, float, float, float]:
+    """A lane's game: (token, run seconds, start and end on the shared clock)."""
+    began = time.time()
+    seconds = run_assets(spec, ASSET_TOURNAMENT, token)
+    return token, seconds, began, time.time()
+
+
+def leg_main(spec_path: Path) -> int:
+    """The child: the roster, every game's tournament (``spec["lanes"]`` games at once, each
+    lane a process of its own that starts one Dagster run after another), the statistics;
+    timings on stdout."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    spec = json.loads(spec_path.read_text())
+    timings: dict[str, Any] = {"games": {}}
+    timings["roster_s"] = run_assets(spec, ("roster",), None)
+    began = time.time()
+    lanes = max(1, min(int(spec["lanes"]), len(spec["partitions"])))
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(lanes, mp_context=context) as pool:
+        futures = [pool.submit(play_game, spec, token) for token in spec["partitions"]]
+        for future in futures:
+            token, seconds, start, end = future.result()
+            timings["games"][token] = {"seconds": seconds, "start": start, "end": end}
+    timings["tournament_s"] = time.time() - began
+    timings["statistics_s"] = run_assets(spec, ASSET_STATS, None)
     print(json.dumps(timings), flush=True)
     return 0
 
@@ -361,16 +407,26 @@ def corpus_usage(data: Path) -> tuple[Any, Any]:
     return matches, moves
 
 
-def play_spans(matches: Any) -> dict[str, float]:
-    """Seconds from a game's first match's start to its last match's end."""
+def play_spans(matches: Any) -> dict[str, tuple[float, float]]:
+    """A game's first match's start and its last match's end (epoch seconds)."""
     import pandas as pd
 
-    out: dict[str, float] = {}
+    out: dict[str, tuple[float, float]] = {}
     for game, frame in matches.groupby("game"):
         start = pd.to_datetime(frame["started_at"]).min()
         end = pd.to_datetime(frame["finished_at"]).max()
-        out[str(game)] = (end - start).total_seconds()
+        out[str(game)] = (start.timestamp(), end.timestamp())
     return out
+
+
+def covered_s(spans: Any) -> float:
+    """Seconds covered by the union of (start, end) intervals."""
+    total, reach = 0.0, -math.inf
+    for start, end in sorted(spans):
+        if end > reach:
+            total += end - max(start, reach)
+            reach = end
+    return total
 
 
 def longest_match_s(moves: Any, models: list[Any]) -> float:
@@ -381,31 +437,21 @@ def longest_match_s(moves: Any, models: list[Any]) -> float:
     return float(answers.groupby(moves["match_id"]).sum().max())
 
 
-def ideal_seconds(
-    moves: Any, models: list[Any], args: argparse.Namespace, by_game: bool
-) -> float:  # fmt: skip
+def ideal_seconds(moves: Any, models: list[Any], args: argparse.Namespace) -> float:
     """The provider-bound ideal: per model, the larger of answered requests x mean latency /
-    concurrency and requests / rate; the slowest model's.  ``by_game``: the graph plays one game
-    after another, so per game the larger of that and its longest match's chain of requests
-    (a match asks one request at a time), summed over the games."""
-    groups = moves.groupby("game") if by_game else [("all", moves)]
-    total = 0.0
-    for _, frame in groups:
-        worst = 0.0
-        if by_game:
-            worst = longest_match_s(frame, models)
-        for m in models:
-            own = frame[frame["player"] == m.name]
-            if own.empty:
-                continue
-            answers = float(len(own)) + float(own["rethinks"].sum())
-            calls = float(own["calls"].sum())
-            out = float(own["output_tokens"].sum()) / max(answers, 1.0)
-            latency_bound = answers * mean_latency(m, out) / args.concurrency
-            rate_bound = calls * 60.0 / args.requests_per_minute
-            worst = max(worst, latency_bound, rate_bound)
-        total += worst
-    return total
+    allowed concurrency and requests / rate limit; the slowest model's."""
+    worst = 0.0
+    for m in models:
+        own = moves[moves["player"] == m.name]
+        if own.empty:
+            continue
+        answers = float(len(own)) + float(own["rethinks"].sum())
+        calls = float(own["calls"].sum())
+        out = float(own["output_tokens"].sum()) / max(answers, 1.0)
+        latency_bound = answers * mean_latency(m, out) / args.concurrency
+        rate_bound = calls * 60.0 / args.requests_per_minute
+        worst = max(worst, latency_bound, rate_bound)
+    return worst
 
 
 # --- the driver -------------------------------------------------------------------------------
@@ -455,16 +501,17 @@ def play_leg(
     executor: str, kill_after: int | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """``run_leg``, on a Dask cluster of its own for ``dask`` (its workers read the leg's data
-    folder from their environment); a kill takes the cluster's workers down too."""
+    folder from their environment): a worker a lane, each game's matches played in one step;
+    a kill takes the cluster's workers down too."""
     if executor == "in-process":
         return run_leg(root, name, env, spec, watch, kill_after)
     from tests.servers import dask_cluster
 
-    with dask_cluster(workers=2, env=env) as cluster:
+    with dask_cluster(workers=spec["lanes"], env=env) as cluster:
         for address, pid in cluster.worker_pids.items():
             watch.label(pid, f"dask worker {address} (leg {name})")
         result = run_leg(
-            root, name, env, {**spec, "address": cluster.address, "steps": 2}, watch, kill_after
+            root, name, env, {**spec, "address": cluster.address, "steps": 1}, watch, kill_after
         )
         if result["killed"]:
             for pid in cluster.worker_pids.values():
@@ -492,6 +539,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--overload-retry-after-s", type=float, default=0.2)
     parser.add_argument("--reasoning-tokens", type=int, default=16)
     parser.add_argument("--parallel", type=int, default=None, help="matches in flight a game")
+    parser.add_argument(
+        "--lanes", type=int, default=5,
+        help="games played at once (Dagster runs side by side); they split the limits",
+    )  # fmt: skip
+    parser.add_argument("--record", action="store_true", help=f"append the report to {RESULTS}")
     parser.add_argument("--executor", choices=("in-process", "dask"), default="in-process")
     parser.add_argument("--kill-at", type=float, default=0.5, help="share journalled, then kill")
     parser.add_argument("--out", type=Path, default=None)
@@ -502,6 +554,8 @@ def main(argv: list[str] | None = None) -> int:
         return leg_main(args.leg)
     if args.models < 2 or args.games < 1 or not 0 < args.kill_at < 1:
         parser.error("--models must be at least 2, --games at least 1, --kill-at in (0, 1)")
+    if args.lanes < 1 or args.concurrency % args.lanes:
+        parser.error("--lanes must be at least 1 and divide --concurrency")
     runs = args.runs or default_runs(args.models, args.games)
     parallel = args.parallel or 2 * args.models * args.concurrency
     root = args.out or Path(tempfile.mkdtemp(prefix="genstrat-dress-"))
@@ -513,6 +567,10 @@ def main(argv: list[str] | None = None) -> int:
         watch.stop()
         if not args.keep and args.out is None:
             shutil.rmtree(root, ignore_errors=True)
+    if args.record:
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        with RESULTS.open("a") as sink:
+            sink.write(json.dumps(report, default=str, sort_keys=True) + "\n")
     if args.json:
         print(json.dumps(report, indent=2, default=str))
     else:
@@ -525,7 +583,6 @@ def rehearse(
 ) -> dict[str, Any]:
     import pandas as pd
     import yaml
-    from scipy.stats import spearmanr
 
     from arena.roster import load_roster, with_protocol, with_rulebook_style
     from arena.tournament.plan import plan_tournament
@@ -536,7 +593,7 @@ def rehearse(
 
     report: dict[str, Any] = {
         "models": args.models, "games": args.games, "runs": runs, "parallel": parallel,
-        "executor": args.executor, "latency_s": args.latency_s,
+        "executor": args.executor, "lanes": args.lanes, "latency_s": args.latency_s,
         "concurrency": args.concurrency, "requests_per_minute": args.requests_per_minute,
     }  # fmt: skip
     started = time.perf_counter()
@@ -564,7 +621,21 @@ def rehearse(
         (root / "roster.yaml").write_text(
             yaml.safe_dump({"players": players, "providers": providers}, sort_keys=False)
         )
-        env["GENSTRAT_ROSTER"] = str(root / "roster.yaml")
+        # the legs' roster: the lanes split each provider's limits (a lane's Dagster run holds
+        # a share of its concurrency and request rate; together they hold the field's limits)
+        lane_providers = {
+            group: {
+                **limits,
+                "concurrency": args.concurrency // args.lanes,
+                **({"requests_per_minute": limits["requests_per_minute"] / args.lanes}
+                   if "requests_per_minute" in limits else {}),
+            }
+            for group, limits in providers.items()
+        }  # fmt: skip
+        (root / "roster-lane.yaml").write_text(
+            yaml.safe_dump({"players": players, "providers": lane_providers}, sort_keys=False)
+        )
+        env["GENSTRAT_ROSTER"] = str(root / "roster-lane.yaml")
         profile = get_profile(PROFILE, EDITION)
         roster = with_rulebook_style(
             with_protocol(load_roster(root / "roster.yaml"), profile.protocol),
@@ -577,23 +648,31 @@ def rehearse(
         report["plan"] = plan.as_dict()["total"] | {"matches": plan.matches}
         # the calibration run: the harness alone (the first run of every matchup)
         before = server_stats(url)
-        tick = time.perf_counter()
+        tick, cpu_tick = time.perf_counter(), time.process_time()
+        server_tick = watch.cpu_of(server.pid)
         calibration = run_tournament(
             roster, games, 1, root / "calibration", parallel=parallel, checkpoint_s=1e9
         )
         cal_seconds = time.perf_counter() - tick
+        cal_cpu = time.process_time() - cpu_tick
+        cal_server_cpu = watch.cpu_of(server.pid) - server_tick
         cal_moves = pd.read_parquet(root / "calibration" / "moves.parquet")
         cal_moves["game"] = cal_moves["match_id"].map(
             pd.read_parquet(root / "calibration" / "matches.parquet").set_index("match_id")["game"]
         )
-        cal_ideal = ideal_seconds(cal_moves, models, args, by_game=False)
+        cal_ideal = ideal_seconds(cal_moves, models, args)
         report["calibration"] = {
             "matches": calibration.recorded, "calls": int(cal_moves["calls"].sum()),
             "seconds": round(cal_seconds, 2), "ideal_s": round(cal_ideal, 2),
             "over_ideal": round(cal_seconds / cal_ideal, 3) if cal_ideal else None,
             "longest_match_s": round(longest_match_s(cal_moves, models), 2),
             "server": delta(server_stats(url), before)["total"],
+            "harness_cpu_ms_per_call": round(1000 * cal_cpu / max(cal_moves["calls"].sum(), 1), 3),
+            "server_cpu_ms_per_call": round(
+                1000 * cal_server_cpu / max(cal_moves["calls"].sum(), 1), 3
+            ),
         }  # fmt: skip
+        save_partial(root, report, watch)
         calibrated = plan_tournament(roster, games, runs, calibration=[root / "calibration"])
         report["calibrated_plan"] = calibrated.as_dict()["total"] | {
             "rel_se": round(
@@ -610,8 +689,9 @@ def rehearse(
             with dg.DagsterInstance.get() as instance:
                 instance.add_dynamic_partitions(BENCHMARK_GAMES_NAME, [g.token for g in games])
             spec = {
-                "runs": runs, "parallel": parallel, "partitions": [g.token for g in games],
-                "steps": 1, "address": None,
+                "runs": runs, "parallel": max(1, parallel // args.lanes),
+                "partitions": [g.token for g in games], "steps": 1, "address": None,
+                "lanes": args.lanes,
             }  # fmt: skip
             legs: dict[str, Path] = {}
             for leg in ("a", "b"):
@@ -621,11 +701,13 @@ def rehearse(
                 benchmark_table(games).to_parquet(target / "benchmark_games.parquet")
                 legs[leg] = data
 
-                # leg A: uninterrupted
+            # leg A: uninterrupted
             before = server_stats(url)
             env_a = {**env, "GENSTRAT_DATA": str(legs["a"])}
             leg_a = play_leg(root, "a", env_a, spec, watch, args.executor)
             bill_a = delta(server_stats(url), before)
+            analyse_leg_a(report, legs["a"], leg_a, bill_a, models, args)
+            save_partial(root, report, watch)
             # leg B: killed in the middle, then resumed
             before = server_stats(url)
             env_b = {**env, "GENSTRAT_DATA": str(legs["b"])}
@@ -641,12 +723,41 @@ def rehearse(
         with contextlib.suppress(subprocess.TimeoutExpired):
             server.wait(10)
 
-    matches, moves = corpus_usage(legs["a"])
+    same, differ = equal_tables(tables(legs["a"]), tables(legs["b"]))
+    _, b_moves = corpus_usage(legs["b"])
+    report["leg_b"] = {
+        "killed_after_s": round(killed["seconds"], 2),
+        "journalled_at_kill": killed["journalled"],
+        "server_at_kill": at_kill["total"]["requests"],
+        "resumed_s": round(resumed["seconds"], 2),
+        "equal_to_leg_a": same,
+        "tables_that_differ": differ,
+        "replies_read_back_from_cache": int(b_moves["cached"].sum()),
+        "calls": int(b_moves["calls"].sum()),
+        "server_requests": bill_b["total"]["requests"],
+        "requests_lost_in_flight": bill_b["total"]["requests"] - int(b_moves["calls"].sum()),
+    }
+    report["memory"] = watch.report()
+    report["cpu"] = cpu_figures(report["memory"], report, bill_b["total"]["requests"])
+    report["wall_s"] = round(time.perf_counter() - started, 2)
+    return report
+
+
+def analyse_leg_a(
+    report: dict[str, Any], data: Path, leg_a: dict[str, Any], bill_a: dict[str, Any],
+    models: list[Any], args: argparse.Namespace,
+) -> None:  # fmt: skip
+    """Leg A's figures into ``report``: wall time against the ideal, Dagster's overhead, the
+    bill against the plans and the server's count, the leaderboard against the planted order."""
+    import pandas as pd
+    from scipy.stats import spearmanr
+
+    matches, moves = corpus_usage(data)
     moves["game"] = moves["match_id"].map(matches.set_index("match_id")["game"])
     spans = play_spans(matches)
-    tournament_s = sum(leg_a["games"].values())
-    ideal = ideal_seconds(moves, models, args, by_game=False)
-    ideal_by_game = ideal_seconds(moves, models, args, by_game=True)
+    tournament_s = leg_a["tournament_s"]
+    ideal = ideal_seconds(moves, models, args)
+    runs_s = {t: g["seconds"] for t, g in leg_a["games"].items()}
     recorded = {
         "calls": int(moves["calls"].sum()),
         "input_tokens": int(moves["input_tokens"].sum()),
@@ -661,13 +772,16 @@ def rehearse(
         "roster_s": round(leg_a["roster_s"], 2),
         "tournament_s": round(tournament_s, 2),
         "statistics_s": round(leg_a["statistics_s"], 2),
-        "play_s": round(sum(spans.values()), 2),
+        "play_s": round(covered_s(spans.values()), 2),  # some match of some game in play
         "ideal_s": round(ideal, 2),
-        "ideal_by_game_s": round(ideal_by_game, 2),  # with each game's longest match
         "longest_match_s": round(longest_match_s(moves, models), 2),
         "over_ideal": round(tournament_s / ideal, 3) if ideal else None,
-        "over_ideal_by_game": round(tournament_s / ideal_by_game, 3) if ideal_by_game else None,
-        "dagster_overhead_s": round(tournament_s - sum(spans.values()), 2),
+        # the games' phase beyond the time some match was in play, and each run's seconds
+        # beyond its own play, summed (lanes overlap them with other games' play)
+        "dagster_overhead_s": round(tournament_s - covered_s(spans.values()), 2),
+        "dagster_run_overhead_s": round(
+            sum(runs_s[t] - (e - b) for t, (b, e) in spans.items() if t in runs_s), 2
+        ),
         "bill": recorded,
         "server": server_a,
         "bill_equals_server": recorded["calls"] == server_a["requests"]
@@ -686,7 +800,7 @@ def rehearse(
         },
     }
     board = pd.read_parquet(
-        legs["a"] / PROFILE / f"edition-{EDITION}" / "leaderboards.parquet"
+        data / PROFILE / f"edition-{EDITION}" / "leaderboards.parquet"
     ).set_index("model")
     skills = {m.name: m.skill for m in models}
     named = [n for n in skills if n in board.index]
@@ -696,23 +810,36 @@ def rehearse(
         n: round(float(board.loc[n, "alpha"]), 4)
         for n in sorted(named, key=lambda n: -board.loc[n, "alpha"])
     }
-    same, differ = equal_tables(tables(legs["a"]), tables(legs["b"]))
-    _, b_moves = corpus_usage(legs["b"])
-    report["leg_b"] = {
-        "killed_after_s": round(killed["seconds"], 2),
-        "journalled_at_kill": killed["journalled"],
-        "server_at_kill": at_kill["total"]["requests"],
-        "resumed_s": round(resumed["seconds"], 2),
-        "equal_to_leg_a": same,
-        "tables_that_differ": differ,
-        "replies_read_back_from_cache": int(b_moves["cached"].sum()),
-        "calls": int(b_moves["calls"].sum()),
-        "server_requests": bill_b["total"]["requests"],
-        "requests_lost_in_flight": bill_b["total"]["requests"] - int(b_moves["calls"].sum()),
+
+
+def save_partial(root: Path, report: dict[str, Any], watch: MemoryWatch) -> None:
+    """The report so far, with the processes' memory and CPU, in ``root/partial.json``."""
+    partial = {**report, "memory": watch.report()}
+    (root / "partial.json").write_text(json.dumps(partial, indent=1, default=str))
+
+
+def cpu_figures(
+    memory: list[dict[str, Any]], report: dict[str, Any], b_requests: int
+) -> dict[str, Any]:  # fmt: skip
+    """CPU seconds per leg (the leg, its lanes and its Dask workers: harness and Dagster), of
+    the provider, and per request."""
+
+    def leg(name: str) -> float:
+        owned = (f"leg {name})", f"lane of leg {name}", f"leg {name} (")
+        return float(sum(m["cpu_s"] for m in memory if any(o in m["process"] for o in owned)))
+
+    a_calls = max(report["leg_a"]["server"]["requests"], 1)
+    server = sum(m["cpu_s"] for m in memory if m["process"].startswith("planted server"))
+    return {
+        "leg_a_s": round(leg("a"), 1),
+        "leg_a_ms_per_call": round(1000 * leg("a") / a_calls, 3),
+        "leg_b_s": round(leg("b-killed") + leg("b-resumed"), 1),
+        "leg_b_ms_per_call": round(
+            1000 * (leg("b-killed") + leg("b-resumed")) / max(b_requests, 1), 3
+        ),
+        "server_s": round(server, 1),
+        "all_processes_s": round(sum(m["cpu_s"] for m in memory), 1),
     }
-    report["memory"] = watch.report()
-    report["wall_s"] = round(time.perf_counter() - started, 2)
-    return report
 
 
 def summary_text(r: dict[str, Any]) -> str:
@@ -722,14 +849,18 @@ def summary_text(r: dict[str, Any]) -> str:
         f"({a['matches']:,} matches, {a['bill']['calls']:,} calls), executor {r['executor']}, "
         f"latency {r['latency_s']} s, {r['concurrency']} in flight and "
         f"{r['requests_per_minute']:g}/min a model",
-        f"  leg A tournament {a['tournament_s']:.1f} s; provider-bound ideal {a['ideal_s']:.1f} s "
-        f"({a['over_ideal']}x); per game in turn, with its longest match, "
-        f"{a['ideal_by_game_s']:.1f} s ({a['over_ideal_by_game']}x); statuses {a['statuses']}",
+        f"  leg A tournament ({r['lanes']} games at once) {a['tournament_s']:.1f} s; "
+        f"provider-bound ideal {a['ideal_s']:.1f} s ({a['over_ideal']}x); longest match "
+        f"{a['longest_match_s']:.1f} s; statuses {a['statuses']}",
         f"  harness alone (calibration run, {cal['matches']} matches): {cal['seconds']:.1f} s "
         f"against an ideal of {cal['ideal_s']:.1f} s ({cal['over_ideal']}x; its longest match "
-        f"alone {cal['longest_match_s']:.1f} s)",
+        f"alone {cal['longest_match_s']:.1f} s); CPU a call: harness "
+        f"{cal['harness_cpu_ms_per_call']} ms, provider {cal['server_cpu_ms_per_call']} ms",
         f"  Dagster: roster {a['roster_s']:.1f} s, statistics {a['statistics_s']:.1f} s, the "
-        f"game runs {a['dagster_overhead_s']:.1f} s beyond their play ({a['play_s']:.1f} s)",
+        f"games' phase {a['dagster_overhead_s']:.1f} s beyond some match in play "
+        f"({a['play_s']:.1f} s); runs beyond their own play, summed, "
+        f"{a['dagster_run_overhead_s']:.1f} s",
+        f"  CPU: {r['cpu']}",
         f"  bill {a['bill']}; server {a['server']}; equal: {a['bill_equals_server']}",
         f"  bill / plan {a['bill_over_plan']}; / calibrated plan {a['bill_over_calibrated_plan']}",
         f"  Spearman with the planted strengths: {r['spearman']}",
