@@ -1,37 +1,40 @@
-"""How the Dask executor of ``scaleout_job`` runs a run: dagster-dask's, with its faults fixed.
+"""How the Dask executor of ``scaleout_job`` runs a run: dagster-dask's ``DaskExecutor`` with
+its ``execute`` replaced, for three faults of dagster-dask 0.29.27 (Dagster 1.13.27, Dask 2026.8;
+``tests/pipelines/test_executors.py`` keeps the measurements):
 
-``pipelines/executors.py`` declares the executor (its name and config) and imports this module
-when a run uses it, so that a process loading the code location does not import Dask.
+1. **A run of one partition fails before any step starts** (``Iteration is not allowed on
+   `@record` KeyRangesPartitionsSubset``): dagster-dask passes the run record to
+   ``Client.submit`` as an argument, Dask walks tuple arguments in search of futures, and
+   since Dagster 1.11 a partition's run carries its partitions subset (dagster PR 31624), a
+   record that refuses iteration. No upstream issue names it. Here the step's arguments
+   travel inside a ``functools.partial``, which Dask does not walk.
+2. **Two runs of one job at once share task keys** (``<job>.<step>``), so the scheduler hands
+   the second run the first one's results: dagster issue 21418 ("Dagster Dask - Not running
+   same job concurrently", closed as stale, unfixed). Here a key is ``<job>.<step>.<run id>``,
+   the fix that issue proposes.
+3. **A dynamic fan-out's steps never run, and the run succeeds**: dagster-dask submits the
+   execution plan's steps up front, level by level, before any ``DynamicOut`` has resolved:
+   dagster issue 9785 ("Dynamic out cannot run on the dask", open; the maintainers: dynamic
+   map and collect are not supported on Dask, issue 4357 to raise an error). A game's
+   tournament in several play steps is such a fan-out. Here Dagster's ``ActiveExecution``
+   (what its own multiprocess executor uses) says which steps are ready, each is submitted
+   then with the run's known state, and finished steps' events are handed back to it.
 
-Measured with dagster-dask 0.29.27, Dagster 1.13.27 and Dask 2026.8 on a real scheduler and two
-workers (``tests/pipelines/test_executors.py`` keeps both measurements):
-
-1. A run of one partition fails before any step starts, with ``Exception: Iteration is not
-   allowed on `@record` KeyRangesPartitionsSubset``.  dagster-dask hands the run record (a named
-   tuple) to ``Client.submit`` as an argument; Dask walks tuple arguments in search of futures,
-   and since Dagster 1.11 the run of a partition carries its partitions subset, a record that
-   refuses iteration.  So no per-game partition (``axis_scores``, ``match_corpus``) could run on
-   the cluster.  Here the step's arguments travel inside a ``functools.partial`` (the function,
-   which Dask does not walk); only the upstream steps' futures are arguments.
-2. Two runs of one job at the same time share Dask task keys (``<job>.<step>``), so the
-   scheduler hands the second run the first run's results (dagster issue 21418).  Here a key is
-   ``<job>.<step>.<run id>``.
-3. dagster-dask submits the execution plan's steps up front, level by level, so the steps of a
-   dynamic fan-out (``DynamicOut``: a game's tournament in several play steps) never run, and the
-   run still ends as a success.  Here Dagster's ``ActiveExecution`` (what its own multiprocess
-   executor uses) says which steps are ready, and each is submitted then, with the run's known
-   state (the dynamic outputs so far).
+The one private Dagster name used is ``ActiveExecution`` (no public API orders the steps of a
+plan with dynamic outputs), imported from ``pipelines/dagster_private.py``, whose test fails by
+name on a Dagster upgrade that moves or reshapes it.
 
 Everything else is dagster-dask's: the run config (``cluster: {existing: {address: ...}}`` or
-``cluster: {local: {...}}`` with ``LocalCluster``'s arguments), the function each worker runs
-(``dagster_dask.executor.query_on_dask_worker``: rebuild the job, execute one step against the
-instance, return its events) and per-step resource requirements (the
-``dagster-dask/resource_requirements`` tag).  dagster-dask's other cluster types (YARN, PBS,
+``cluster: {local: {...}}`` with ``LocalCluster``'s arguments, ``build_dict``), the function
+each worker runs (``query_on_dask_worker``: rebuild the job, execute one step against the
+instance, return its events), its retry mode (none) and per-step resource requirements (the
+``dagster-dask/resource_requirements`` tag). dagster-dask's other cluster types (YARN, PBS,
 SLURM, Kubernetes, ...) need packages this project does not install and are left out.
 
 A run that is terminated while steps are in flight (the UI's "Terminate") is noticed within
 ``CANCEL_POLL_S``: the steps not yet finished are cancelled on the cluster and the run ends as
-interrupted.
+interrupted. ``pipelines/executors.py`` declares the executor and imports this module only when
+a run uses it, so that a process loading the code location does not import Dask.
 """
 
 from __future__ import annotations
@@ -43,14 +46,14 @@ from contextlib import ExitStack
 from typing import Any
 
 import dagster as dg
-from dagster._core.execution.plan.active import ActiveExecution
-from dagster._core.execution.retries import RetryMode
 from dagster_dask.executor import (
     DaskExecutor,
     get_dask_resource_requirements,
     query_on_dask_worker,
 )
 from dask.distributed import Client, LocalCluster
+
+from pipelines.dagster_private import ActiveExecution
 
 CANCEL_POLL_S = 2.0
 POLL_S = 0.05
@@ -62,10 +65,8 @@ def task_key(job_name: str, step_key: str, run_id: str) -> str:
 
 
 class RunScopedDaskExecutor(DaskExecutor):
-    """dagster-dask's ``DaskExecutor`` with run-scoped task keys, opaque step arguments, and
-    steps submitted as they become ready (so that a dynamic fan-out's steps, known only once
-    the step that fans out has run, run too: dagster-dask submits the plan's steps up front,
-    and a graph with a ``DynamicOut`` ends "successfully" before its mapped steps ran)."""
+    """dagster-dask's ``DaskExecutor`` whose ``execute`` keys tasks by run, hands Dask opaque
+    step arguments and submits each step once it is ready (the module docstring's 1 to 3)."""
 
     def execute(self, plan_context: Any, execution_plan: Any) -> Iterator[dg.DagsterEvent]:
         instance = plan_context.instance
@@ -85,7 +86,7 @@ class RunScopedDaskExecutor(DaskExecutor):
                     f"cluster type {self.cluster_type!r} is not supported; use existing or local"
                 )
             client = stack.enter_context(Client(cluster))
-            active = stack.enter_context(ActiveExecution(execution_plan, RetryMode.DISABLED))
+            active = stack.enter_context(ActiveExecution(execution_plan, self.retries))
 
             def submit(step: Any, known_state: Any) -> Any:
                 task = functools.partial(
