@@ -578,10 +578,9 @@ def refreshes_of(
 
     A run tagged with a refresh starts it (schedule, roster sensor, ``make run``); a run
     launched by ``follow_upstream`` belongs to the current refresh (the latest one started
-    before it); any other run of assets (a Materialize button of the UI, ``main_job`` launched
-    from its page or by ``dagster job launch``, ``dagster asset materialize``) starts
-    ``manual-<run id>``, which the runs ``follow_upstream`` launches after it continue. Runs of
-    no asset belong to none.
+    before it); any other run (a Materialize button of the UI, ``main_job`` launched from its
+    page or by ``dagster job launch``, ``dagster asset materialize``) starts
+    ``manual-<run id>``, which the runs ``follow_upstream`` launches after it continue.
     """
     found: dict[str, str] = {}
     for run in runs:
@@ -591,7 +590,7 @@ def refreshes_of(
         elif AUTOMATION_TAGS.items() <= run.tags.items():
             if current:
                 found[run.run_id] = current
-        elif run.asset_selection:
+        else:
             current = found[run.run_id] = f"manual-{run.run_id[:12]}"
     return found, current
 

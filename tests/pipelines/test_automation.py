@@ -252,13 +252,20 @@ def test_follow_upstream_runs_join_the_latest_refresh_started_before_them() -> N
         _run("by-hand-000000000000", ["leaderboards"]),  # one asset from the UI: a refresh
         _run("nightly", ["reference_games", "seed_pool", "roster"], **{REFRESH_TAG: "n-1"}),
         _run("a2", ["axis_scores"], **automated),
+        _run("whole-job-000000000000", None),  # main_job launched whole: no asset selection
+        _run("a3", ["accepted_games"], **automated),
     ]
     found, current = refreshes_of(runs[:3], None)
     assert found == {"ui-roots-0000000000": "manual-ui-roots-000", "a1": "manual-ui-roots-000"}
     # the rest in a later tick, from the refresh current at the end of the first
     later, current = refreshes_of(runs[3:], current)
-    assert later == {"by-hand-000000000000": "manual-by-hand-0000", "a2": "n-1"}
-    assert current == "n-1"
+    assert later == {
+        "by-hand-000000000000": "manual-by-hand-0000",
+        "a2": "n-1",
+        "whole-job-000000000000": "manual-whole-job-00",
+        "a3": "manual-whole-job-00",
+    }
+    assert current == "manual-whole-job-00"
     # going over runs already tagged changes nothing (the sensor may start over)
     tagged = [
         _run(r.run_id, [k.path[0] for k in r.asset_selection or []], **r.tags, **{REFRESH_TAG: t})
