@@ -200,6 +200,12 @@ def test_a_second_illegal_answer_plays_check_or_fold(tmp_path: Path) -> None:
     assert len(script.prompts) == 2 * decisions and decisions >= 6
     folds = hands.loc[hands["ended_by"] == "fold"]
     assert len(folds) > 0
+    # the histories the LLM read: each of its own moves was a check or a fold
+    own = []
+    for prompt in script.prompts:
+        for role, acts in re.findall(r"you were (the \w+ blind)\. Actions: ([^.]*)\.", prompt):
+            own += [a.removeprefix(role + " ") for a in acts.split(", ") if a.startswith(role)]
+    assert own and set(own) <= {"check", "fold"}
     # a folded hand's cards are revealed too (Game Arena: whether or not it reached a showdown)
     assert any(re.search(r"Ended by fold\. Your cards \w{4}, your opponent's \w{4}\.", p)
                for p in script.prompts)  # fmt: skip
