@@ -1,9 +1,11 @@
 """Duplicate against plain dealing in Game Arena's poker format, at equal hands (issue 46, item 3).
 
 Usage: python benchmarks/poker_duplicate_variance.py [--pairs N] [--hands H] [--simulations S]
-                                                    [--seed K] [--json]
+                                                    [--matchup M] [--seed K] [--json]
 
-Two built-in players (OpenSpiel's MCTS at ``--simulations`` and uniform random) play ``--pairs``
+Two built-in players (``--matchup mcts-random``, the default: OpenSpiel's MCTS at
+``--simulations`` against uniform random; ``random-random``: two uniform random players, where
+every chip is luck of the cards or of the draws) play ``--pairs``
 episode pairs of ``--hands`` hands each on ``openspiel:hunl`` (blinds 1-2, 100 big blinds, stacks
 reset, hole cards revealed), in two arms through ``arena.tournament.poker_episodes``:
 
@@ -11,11 +13,12 @@ reset, hole cards revealed), in two arms through ``arena.tournament.poker_episod
   cards swapped (Game Arena's format);
 - **plain**: the two episodes deal independent decks (the same seats alternation).
 
-Each pair gives one estimate of MCTS's win rate, BB/100 over its ``2 x hands`` hands; the figure
-is the variance of that estimate across pairs in each arm, and the ratio duplicate / plain with
-a 95% bootstrap interval over pairs (2,000 replicates). Equal hands: both arms play the same
-number of hands per estimate. The game seed of each pair differs (``--seed`` + pair index), so
-the arms meet the same first-episode decks (plain's first episode is duplicate's).
+Each pair gives one estimate of the first player's win rate, BB/100 over its ``2 x hands``
+hands; the figure is the variance of that estimate across pairs in each arm, and the ratio
+duplicate / plain with a 95% bootstrap interval over pairs (2,000 replicates). Equal hands:
+both arms play the same number of hands per estimate. The game seed of each pair differs
+(``--seed`` + pair index), so the arms meet the same first-episode decks (plain's first
+episode is duplicate's).
 
 Appends its figures to ``benchmarks/results.jsonl`` (``benchmarks/results.py``).
 """
@@ -45,19 +48,31 @@ from arena.tournament.poker_episodes import (
 )
 from engines.agents.base import BuiltinPlayer, Player
 
-FIRST, SECOND = "mcts", "random"  # sorted: "mcts" is the pair's first player
+FIRST, SECOND = "first", "second"  # the pair's first player (by name) and the other
 
 
-def estimates(pairs: int, hands: int, duplicate: bool, simulations: int, seed: int) -> list[float]:
-    """MCTS's BB/100 in each of ``pairs`` episode pairs of the arm."""
+def players_of(matchup: str, simulations: int) -> dict[str, Player]:
+    """The matchup's two players (module docstring)."""
+    first = (
+        make_builtin("mcts", {"simulations": simulations})
+        if matchup == "mcts-random"
+        else make_builtin("random")
+    )
+    return {
+        FIRST: BuiltinPlayer(FIRST, first),
+        SECOND: BuiltinPlayer(SECOND, make_builtin("random")),
+    }
+
+
+def estimates(
+    pairs: int, hands: int, duplicate: bool, simulations: int, seed: int, matchup: str
+) -> list[float]:
+    """The first player's BB/100 in each of ``pairs`` episode pairs of the arm."""
     game = resolve_games(["openspiel:hunl"])[0]
     fmt = PokerFormat(hands=hands, duplicate=duplicate)
     out = []
     for k in range(pairs):
-        players: dict[str, Player] = {
-            FIRST: BuiltinPlayer(FIRST, make_builtin("mcts", {"simulations": simulations})),
-            SECOND: BuiltinPlayer(SECOND, make_builtin("random")),
-        }
+        players = players_of(matchup, simulations)
         seeded = dataclasses.replace(game, game_seed=seed + k)
         rows = [
             row
@@ -90,6 +105,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--pairs", type=int, default=30)
     parser.add_argument("--hands", type=int, default=100)
     parser.add_argument("--simulations", type=int, default=10)
+    parser.add_argument(
+        "--matchup", choices=("mcts-random", "random-random"), default="mcts-random"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -97,14 +115,18 @@ def main(argv: list[str]) -> int:
         parser.error("--pairs must be at least 2, --hands 1 to 1000, --simulations at least 1")
     load = os.getloadavg()[0]
     started = time.process_time()
-    dup = estimates(args.pairs, args.hands, True, args.simulations, args.seed)
-    plain = estimates(args.pairs, args.hands, False, args.simulations, args.seed)
+    dup = estimates(args.pairs, args.hands, True, args.simulations, args.seed, args.matchup)
+    plain = estimates(args.pairs, args.hands, False, args.simulations, args.seed, args.matchup)
     ratio, low, high = variance_ratio(dup, plain, np.random.default_rng(args.seed))
     figures: dict[str, Any] = {
         "pairs": args.pairs,
         "hands_per_episode": args.hands,
         "hands_per_estimate": 2 * args.hands,
-        "players": f"{FIRST} ({args.simulations} simulations) v {SECOND}",
+        "players": (
+            f"mcts ({args.simulations} simulations) v random"
+            if args.matchup == "mcts-random"
+            else "random v random"
+        ),
         "duplicate_mean_bb100": round(statistics.fmean(dup), 2),
         "plain_mean_bb100": round(statistics.fmean(plain), 2),
         "duplicate_sd_bb100": round(statistics.stdev(dup), 2),
