@@ -86,6 +86,7 @@ ASSET_STATS = ("complete_pairs", "leaderboards")
 # resumed match read back from its response cache, which the killed run had paid for).
 IGNORED = ("started_at", "finished_at", "duration_s", "latency_s", "cached")
 RESULTS = REPO / "benchmarks" / "results" / "dress_rehearsal.jsonl"
+SMALL_PROCESS_MB = 100  # processes below this peak are reported together
 
 
 # --- the field, the games, the roster ---------------------------------------------------------
@@ -145,6 +146,10 @@ def mean_latency(model: Any, output_tokens: float) -> float:
 
 
 # --- processes --------------------------------------------------------------------------------
+
+
+def _by_peak(row: dict[str, Any]) -> float:
+    return -float(row["peak_rss_mb"])
 
 
 class MemoryWatch:
@@ -210,14 +215,24 @@ class MemoryWatch:
         self.labels[me] = "driver (this script)"
         times = os.times()
         self.cpu[me] = times.user + times.system
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "pid": pid, "process": self.labels.get(pid, "?"),
                 "peak_rss_mb": round(rss / 2**20, 1), "cpu_s": round(self.cpu.get(pid, 0.0), 1),
             }
             for pid, rss in self.peaks.items()
         ]  # fmt: skip
-        return sorted(rows, key=lambda r: -r["peak_rss_mb"])
+        big = sorted((r for r in rows if r["peak_rss_mb"] >= SMALL_PROCESS_MB), key=_by_peak)
+        small = [r for r in rows if r["peak_rss_mb"] < SMALL_PROCESS_MB]
+        if small:  # PostgreSQL's backends, the compute logs' tails, the dask launchers
+            big.append(
+                {
+                    "pid": None, "process": f"{len(small)} processes under {SMALL_PROCESS_MB} MB",
+                    "peak_rss_mb": max(r["peak_rss_mb"] for r in small),
+                    "cpu_s": round(sum(r["cpu_s"] for r in small), 1),
+                }
+            )  # fmt: skip
+        return big
 
 
 def start_server(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
