@@ -303,6 +303,7 @@ class Transport:
             raise ValueError(f"max_request_s must be positive, got {max_request_s}")
         self.max_request_s = max_request_s
         self.max_reply_bytes = max_reply_bytes
+        self._urls: dict[str, httpx.URL] = {}  # each endpoint parsed once, not per request
 
     async def post_json(
         self,
@@ -451,9 +452,12 @@ class Transport:
         past it): (status, reason, headers, body, times the request was written)."""
         bound = self.max_reply_bytes
         timeout = httpx.Timeout(limit_s, connect=min(limit_s, 30.0))
+        target = self._urls.get(url)
+        if target is None:
+            target = self._urls[url] = httpx.URL(url)
         async with client.stream(
             "POST",
-            url,
+            target,
             content=payload,
             # taken as sent, so the bound counts the bytes that arrive (a compressed reply is
             # still bounded decoded, by as much as one piece expands)
