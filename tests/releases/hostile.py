@@ -35,7 +35,7 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from releases.archive import member_header, write_archive
 from releases.identity import PLACEHOLDER, bind_release_id
@@ -48,11 +48,15 @@ Fault = Callable[[http.server.BaseHTTPRequestHandler, Path], None]
 
 
 def _stream(handler: http.server.BaseHTTPRequestHandler, data: bytes) -> bool:
+    """Write ``data`` to the client, counted in the log's ``sent`` once written; False once the
+    client went away (that is what a refusal looks like from here)."""
     try:
         handler.wfile.write(data)
         handler.wfile.flush()
-    except OSError:  # the client went away: that is what a refusal looks like from here
+    except OSError:
         return False
+    log = cast(RangeHandler, handler).log
+    log.sent[handler.path] = log.sent.get(handler.path, 0) + len(data)
     return True
 
 
@@ -356,13 +360,15 @@ def _archive_with_zeros(
 
 @dataclass(frozen=True)
 class Measured:
-    """A finished ``genstrat`` child: exit status, output, peak RSS (MiB) and wall time (s)."""
+    """A finished ``genstrat`` child: exit status, output, peak RSS (MiB), wall time (s, shown,
+    never asserted) and CPU time (s, user and system)."""
 
     status: int
     out: str
     err: str
     rss_mib: float
     seconds: float
+    cpu_s: float
 
 
 # Linux carries a process's peak RSS across fork and exec, so a child of the test process
@@ -377,8 +383,9 @@ timer = threading.Timer(timeout, child.kill)
 timer.start()
 status = child.wait()
 timer.cancel()
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 with open(report, "w") as out:
-    out.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+    out.write(f"{usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}")
 sys.exit(status)
 """
 
@@ -400,8 +407,10 @@ def run_genstrat(args: list[str], timeout_s: float = 120.0) -> Measured:
             check=False,
         )
         seconds = time.monotonic() - started
-        rss_kib = int(report.read_text())  # KiB on Linux
-    return Measured(done.returncode, done.stdout, done.stderr, rss_kib / 1024, seconds)
+        rss_kib, cpu_s = report.read_text().split()  # KiB on Linux
+    return Measured(
+        done.returncode, done.stdout, done.stderr, int(rss_kib) / 1024, seconds, float(cpu_s)
+    )
 
 
 def leftovers(dest: Path) -> list[str]:

