@@ -21,8 +21,9 @@ What it does, in a scratch folder (``--out``, else a temporary one, removed unle
    and the same rate limit (the legs' roster splits both between the ``--lanes``).
 3. **Plan**: ``tournament plan`` of the run (``arena.tournament.plan``) before anything is
    played, then calibrated on a calibration run (the harness alone, ``run_tournament`` outside
-   Dagster: the first run of every matchup, in a scratch folder), whose wall time against its
-   provider-bound ideal is the harness's own overhead.
+   Dagster: the first run of every matchup, on the first ``--calibration-games`` games, in a
+   scratch folder), whose wall time against its provider-bound ideal is the harness's own
+   overhead.
 4. **Leg A, uninterrupted**: in a child process, the graph's own assets of the ``paper`` profile
    (runs overridden by ``--runs``): ``roster`` (from ``$GENSTRAT_ROSTER``), one run per game of
    ``match_corpus``/``match_moves``, ``--lanes`` games at once (each lane a process that starts
@@ -558,6 +559,10 @@ def main(argv: list[str] | None = None) -> int:
         "--lanes", type=int, default=5,
         help="games played at once (Dagster runs side by side); they split the limits",
     )  # fmt: skip
+    parser.add_argument(
+        "--calibration-games", type=int, default=None,
+        help="the calibration run plays the first N games (default: all)",
+    )  # fmt: skip
     parser.add_argument("--record", action="store_true", help=f"append the report to {RESULTS}")
     parser.add_argument("--executor", choices=("in-process", "dask"), default="in-process")
     parser.add_argument("--kill-at", type=float, default=0.5, help="share journalled, then kill")
@@ -666,8 +671,9 @@ def rehearse(
         tick, cpu_tick = time.perf_counter(), time.process_time()
         server_tick = watch.cpu_of(server.pid)
         calibration = run_tournament(
-            roster, games, 1, root / "calibration", parallel=parallel, checkpoint_s=1e9
-        )
+            roster, games[: args.calibration_games or None], 1, root / "calibration",
+            parallel=parallel, checkpoint_s=1e9,
+        )  # fmt: skip
         cal_seconds = time.perf_counter() - tick
         cal_cpu = time.process_time() - cpu_tick
         cal_server_cpu = watch.cpu_of(server.pid) - server_tick
