@@ -588,9 +588,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep and args.out is None:
             shutil.rmtree(root, ignore_errors=True)
     if args.record:
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        with RESULTS.open("a") as sink:
-            sink.write(json.dumps(report, default=str, sort_keys=True) + "\n")
+        record(report, complete=True)
     if args.json:
         print(json.dumps(report, indent=2, default=str))
     else:
@@ -831,6 +829,22 @@ def analyse_leg_a(
         n: round(float(board.loc[n, "alpha"]), 4)
         for n in sorted(named, key=lambda n: -board.loc[n, "alpha"])
     }
+
+
+def record(report: dict[str, Any], complete: bool, argv: list[str] | None = None) -> None:
+    """Append ``report`` to ``RESULTS`` with the command (``argv``, default this one's), the
+    commit and the date; ``complete`` False for the ``partial.json`` of a run stopped early."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+    ).stdout.strip()
+    entry = {
+        "command": " ".join(["benchmarks/dress_rehearsal.py", *(argv or sys.argv[1:])]),
+        "commit": commit or None, "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "complete": complete, "report": report,
+    }  # fmt: skip
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    with RESULTS.open("a") as sink:
+        sink.write(json.dumps(entry, default=str, sort_keys=True) + "\n")
 
 
 def save_partial(root: Path, report: dict[str, Any], watch: MemoryWatch) -> None:
