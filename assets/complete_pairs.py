@@ -61,12 +61,14 @@ def complete_pairs(match_corpus: dict[str, pd.DataFrame]) -> dg.Output[pd.DataFr
     )
 
 
-def _result(check: CheckResult, **extra: object) -> dg.AssetCheckResult:
+def _result(check: CheckResult, **extra: float) -> dg.AssetCheckResult:
     problems = check.problems
-    return dg.AssetCheckResult(
-        passed=check.passed,
-        metadata={"problems": "; ".join(problems[:20]) or "none", "count": len(problems), **extra},
-    )
+    metadata: dict[str, str | float] = {
+        "problems": "; ".join(problems[:20]) or "none",
+        "count": len(problems),
+        **extra,
+    }
+    return dg.AssetCheckResult(passed=check.passed, metadata=metadata)
 
 
 @dg.asset_check(

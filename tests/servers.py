@@ -148,7 +148,7 @@ class PostgresServer:
 
     def connect(self, db_name: str | None = None) -> Any:
         """A psycopg2 connection to ``db_name`` (default: the server's database)."""
-        import psycopg2
+        import psycopg2  # type: ignore[import-untyped]  # no stubs in the environment
 
         return psycopg2.connect(
             host=self.host,
@@ -415,7 +415,9 @@ def dask_cluster(
             if time.monotonic() > deadline:
                 raise ServerError(f"no scheduler file after {wait_s:.0f} s:\n{_dask_logs(root)}")
             time.sleep(0.2)
-        with Client(scheduler_file=str(scheduler_file), timeout=wait_s) as client:
+        with Client(  # type: ignore[no-untyped-call]  # distributed does not annotate it
+            scheduler_file=str(scheduler_file), timeout=wait_s
+        ) as client:
             client.wait_for_workers(workers, timeout=max(1.0, deadline - time.monotonic()))
             pids = client.run(os.getpid)
         address = str(json.loads(scheduler_file.read_text())["address"])

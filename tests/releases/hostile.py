@@ -304,7 +304,7 @@ def reseal(
     draft["release_id"] = PLACEHOLDER
     draft["files"] = sorted(listed, key=lambda e: e["path"])
     sealed = bind_release_id(work, draft)
-    release_id = sealed["release_id"]
+    release_id = str(sealed["release_id"])
     (work / "manifest.json").write_text(json.dumps(sealed, indent=2, sort_keys=True) + "\n")
     members = [e["path"] for e in sealed["files"]] + ["manifest.json"]
     archive = work / f"{release_id}.tar.gz"
