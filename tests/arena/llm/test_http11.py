@@ -106,16 +106,21 @@ def test_connections_are_reused_and_closed_when_asked() -> None:
 
 
 def test_a_stale_keep_alive_connection_is_replaced_once() -> None:
+    closed = asyncio.Event()
+
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
         await read_request(reader)
         writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n" + str(n).encode())
         await writer.drain()
         # then close without saying so: the client's idle connection is stale
+        writer.close()
+        await writer.wait_closed()
+        closed.set()
 
     async def exchange(url: str) -> object:
         async with lean_client() as client:
             first = (await client.get(url)).text
-            await asyncio.sleep(0.05)
+            await closed.wait()  # the server has closed the first connection
             second = (await client.get(url)).text
         return first, second
 
@@ -136,7 +141,7 @@ def test_a_reply_cut_short_is_a_protocol_error() -> None:
 def test_timeouts_and_refused_connections_raise_httpx_errors() -> None:
     async def slow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
         await read_request(reader)
-        await asyncio.sleep(1)
+        await reader.read()  # never answers: holds the request until the client leaves
 
     async def exchange(url: str) -> object:
         async with lean_client() as client:
