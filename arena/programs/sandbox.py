@@ -77,7 +77,10 @@ naming the cause and the fix: there is no weaker fallback.
 ``illegal``, ``timeout``).  In matches a crash or an illegal action forfeits the match; a
 timeout is recorded and left out of the evidence.  ``admit`` is the admission test: the
 program loads, returns legal actions over a short test, and its median move takes at most
-100 ms.
+100 ms of CPU.  CPU, not wall time: the sandbox's CPU for a move (``Outcome.cpu_seconds``) is
+what the program costs, and a host busy with other work does not raise it, where it can stretch
+a move's wall time many times over and would refuse a good program on a loaded machine.  A
+move's wall time is bounded in matches by ``Limits.move_seconds``.
 """
 
 from __future__ import annotations
@@ -793,6 +796,10 @@ def program_observation(state: State, seat: int) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Admission:
+    """The verdict of an admission test: ``median_move_ms`` is the median CPU time of the
+    program's moves (``Outcome.cpu_seconds``: the sandbox's, in clock ticks), ``moves`` how many
+    it made."""
+
     admitted: bool
     reason: str
     median_move_ms: float | None
@@ -809,7 +816,8 @@ def admit(
     secrets: tuple[str, ...] = (),
 ) -> Admission:
     """The admission test: load, play ``deals`` short deals in both seats against uniform
-    random play with every move legal, and a median move of at most ``max_median_ms``."""
+    random play with every move legal, and a median move of at most ``max_median_ms`` of CPU
+    (module docstring: the host's load does not count)."""
     rng = random.Random(seed)
     times: list[float] = []
     with Program(path, limits, secrets) as program:
@@ -827,20 +835,27 @@ def admit(
                 outcome = program.act(program_observation(state, seat), legal, rng.randrange(2**31))
                 if outcome.status != "ok" or outcome.action is None:
                     return Admission(
-                        False, f"{outcome.status}: {outcome.reason}", _median_ms(times), len(times)
+                        False, f"{outcome.status}: {outcome.reason}", median_ms(times), len(times)
                     )
-                times.append(outcome.seconds)
+                times.append(outcome.cpu_seconds)
                 state.apply(outcome.action)
-    median = _median_ms(times)
+    return verdict(times, max_median_ms)
+
+
+def verdict(cpu_seconds: list[float], max_median_ms: float) -> Admission:
+    """The verdict on moves that were all legal, from their CPU seconds: admitted when the
+    median is at most ``max_median_ms``."""
+    median = median_ms(cpu_seconds)
     if median is not None and median > max_median_ms:
         return Admission(
             False,
-            f"too slow: median move {median:.1f} ms > {max_median_ms:g} ms",
+            f"too slow: median move {median:.1f} ms of CPU > {max_median_ms:g} ms",
             median,
-            len(times),
+            len(cpu_seconds),
         )
-    return Admission(True, "admitted", median, len(times))
+    return Admission(True, "admitted", median, len(cpu_seconds))
 
 
-def _median_ms(times: list[float]) -> float | None:
+def median_ms(times: list[float]) -> float | None:
+    """The median of ``times`` (seconds) in milliseconds; None for no time."""
     return 1000.0 * statistics.median(times) if times else None
