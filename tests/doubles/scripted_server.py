@@ -27,7 +27,7 @@ import re
 import socket
 import struct
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -53,7 +53,9 @@ Framing = Literal["length", "chunked", "close"]
 @dataclass(frozen=True)
 class Answer:
     """How to answer one request (see the module docstring): ``pieces`` (with ``length``
-    bytes in all), when given, is the body written piece by piece in ``framing``."""
+    bytes in all), when given, is the body written piece by piece in ``framing``; ``hold``,
+    when given, is awaited in the server's loop before the answer (the request counted in
+    flight meanwhile), so a test can hold requests until a condition of its own."""
 
     status: int = 200
     body: bytes = b""
@@ -64,6 +66,7 @@ class Answer:
     pieces: Callable[[], Iterator[bytes]] | None = None
     length: int = 0
     framing: Framing = "length"
+    hold: Callable[[], Awaitable[None]] | None = None
 
 
 PIECE_BYTES = 1 << 20
@@ -203,10 +206,12 @@ class ScriptedServer(LoopbackServer):
                 else:
                     answer = self.script(request)
                 delay = answer.delay_s + self.delay_s
-                if delay:
+                if delay or answer.hold is not None:
                     self.in_flight += 1
                     self.most_in_flight = max(self.most_in_flight, self.in_flight)
                     try:
+                        if answer.hold is not None:
+                            await answer.hold()
                         await asyncio.sleep(delay)
                     finally:
                         self.in_flight -= 1

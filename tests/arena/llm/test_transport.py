@@ -9,7 +9,6 @@ import asyncio
 import json
 import random
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -22,9 +21,9 @@ from arena.llm.transport import (
     ProviderGate,
     RetriesExhausted,
     Transport,
-    redact,
 )
 from arena.retry import RetryPolicy, retry_after_seconds
+from arena.secrets import redact
 from tests.doubles.scripted_server import Answer, Request, ScriptedServer, completion
 
 FAST = RetryPolicy(max_retries=3, backoff_base_s=0.01, backoff_max_s=0.05)
@@ -218,33 +217,48 @@ def test_retry_after_accepts_seconds_and_http_dates() -> None:
     assert retry_after_seconds("-5") == 0.0
 
 
+class CountingGate(ProviderGate):
+    """A gate that counts the requests waiting in ``acquire`` for a slot."""
+
+    waiting = 0
+
+    async def acquire(self, until: float | None = None) -> int | None:
+        self.waiting += 1
+        try:
+            return await super().acquire(until)
+        finally:
+            self.waiting -= 1
+
+
 def test_concurrency_limit_holds_requests_in_flight() -> None:
-    in_flight = 0
-    peak = 0
-    lock = threading.Lock()
+    """Twelve requests through a gate of three: the server holds each request it receives
+    until no other can come (three held, the other nine waiting at the gate) or until a fourth
+    arrives, then answers them all; it never has more than three in flight."""
+    release = threading.Event()
 
-    def script(request: Request) -> Answer:
-        nonlocal in_flight, peak
-        with lock:
-            in_flight += 1
-            peak = max(peak, in_flight)
-        time.sleep(0.05)  # the server thread is busy: requests queue at the socket
-        with lock:
-            in_flight -= 1
-        return OK
+    async def hold() -> None:  # in the server's loop, until the test releases every request
+        await asyncio.to_thread(release.wait, 60)
 
-    async def go(server: ScriptedServer) -> None:
-        gate = ProviderGate(3)
+    async def go(server: ScriptedServer) -> int:
+        gate = CountingGate(3)
         async with new_client() as client:
             transport = Transport(client, gate, FAST, random.Random(0))
             url = server.url + "/chat/completions"
-            await asyncio.gather(*(transport.post_json(url, {}, {}) for _ in range(12)))
+            sent = asyncio.gather(*(transport.post_json(url, {}, {}) for _ in range(12)))
+            while not (server.in_flight > 3 or (server.in_flight, gate.waiting) == (3, 9)):
+                await asyncio.sleep(0.01)  # a condition: every request held or waiting
+            release.set()
+            await sent
             assert gate.free_slots() == 3  # every slot released
+        return server.most_in_flight
 
-    with ScriptedServer(script) as server:
-        asyncio.run(go(server))
+    with ScriptedServer(lambda request: Answer(body=OK.body, hold=hold)) as server:
+        try:
+            most = asyncio.run(asyncio.wait_for(go(server), 60))
+        finally:
+            release.set()  # a failed run leaves no request held
     assert len(server.requests) == 12
-    assert peak <= 3
+    assert most == 3
 
 
 def test_requests_per_minute_spaces_request_starts() -> None:
