@@ -37,7 +37,8 @@ from typing import Any
 
 from arena.compiled_engine import enable
 
-ENGINE = enable()  # the engine the product runs: compiled when `make compiled` is current
+os.environ.setdefault("GENSTRAT_ENGINE", "compiled")  # the engine the product runs
+ENGINE = enable()  # refused in one line while `make compiled` is not current
 
 from arena.parallel import process_pool  # noqa: E402
 from engines.axes.budgets import axis_budget, screening_budget  # noqa: E402

@@ -29,11 +29,12 @@ REPO = Path(__file__).resolve().parent.parent
 ARMS = ("compiled", "interpreted")
 
 CHILD = """
-import json, resource, sys, time
+import json, os, resource, sys, time
 from arena.compiled_engine import enable, interpret, running
 arm, budget_name, seeds = sys.argv[1], sys.argv[2], [int(s) for s in sys.argv[3].split(",")]
+os.environ["GENSTRAT_ENGINE"] = "compiled" if arm == "compiled" else "kernel"
 decided = enable() if arm == "compiled" else interpret()
-if decided != arm and not decided.startswith(arm):
+if (decided == "compiled") != (arm == "compiled"):
     sys.exit(f"compiled_engine: the {arm} arm runs {decided}")
 from arena.parallel import ProcessPool
 from engines.axes.budgets import axis_budget

@@ -39,7 +39,8 @@ from typing import Any
 
 from arena.compiled_engine import enable
 
-ENGINE = enable()  # the engine the product runs: compiled when `make compiled` is current
+os.environ.setdefault("GENSTRAT_ENGINE", "compiled")  # the engine the product runs
+ENGINE = enable()  # refused in one line while `make compiled` is not current
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
