@@ -29,6 +29,7 @@ from arena.programs import sandbox
 from arena.programs.sandbox import Limits, Outcome, Program, SandboxUnavailable
 from arena.secrets import scrub
 from engines.gbg import presets
+from tests.waiting import FAIL_SAFE_S, until
 
 PROGRAMS = Path(__file__).with_name("programs")
 ROOT = Path(__file__).resolve().parents[3]
@@ -80,20 +81,6 @@ def _sandboxed(marker: str) -> list[int]:
         if marker.encode() in source and state != "Z":
             found.append(int(entry))
     return found
-
-
-WAIT_S = 120  # a fail-safe for waits on a condition, never a measure of speed
-
-
-def until(done: Callable[[], bool], what: str, fail: bool = True) -> None:
-    """Poll ``done`` until it holds; after ``WAIT_S`` fail naming ``what`` (with ``fail``) or
-    return and let the test's assertions say what is left."""
-    deadline = time.monotonic() + WAIT_S
-    while not done():
-        if time.monotonic() > deadline:
-            assert not fail, f"{what}: not within {WAIT_S} s"
-            return
-        time.sleep(0.02)
 
 
 def _kill(pids: list[int]) -> None:
@@ -605,7 +592,7 @@ def test_memory_mb_bounds_memfds_tmpfs_and_allocations(tmp_path: Path) -> None:
     and allocations at the address-space limit: what the sandbox's processes hold, counted
     from the host (resident pages, open memfds, the scratch tmpfs), stays within the limits."""
     program, marker = _marked(tmp_path, "memfd_hog.py")
-    limits = Limits(memory_mb=64, scratch_mb=16, move_seconds=WAIT_S, cpu_seconds=WAIT_S)
+    limits = Limits(memory_mb=64, scratch_mb=16, move_seconds=FAIL_SAFE_S, cpu_seconds=120)
     outcomes: list[Outcome] = []
     with Program(program, limits) as sandboxed:
         assert sandboxed.start() is None

@@ -441,6 +441,13 @@ def test_killing_the_tournament_leaves_no_worker_behind(tmp_path: Path) -> None:
     import sys
     import time
 
+    def running(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        return state != "Z"  # a zombie has exited
+
     def children(pid: int) -> list[int]:
         found = []
         for entry in Path("/proc").iterdir():
@@ -475,15 +482,8 @@ def test_killing_the_tournament_leaves_no_worker_behind(tmp_path: Path) -> None:
         assert len(server.requests) >= 20, "the workers never played"
         os.kill(process.pid, signal.SIGKILL)
         process.wait(10)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(Path(f"/proc/{w}").exists() for w in workers):
+        deadline = time.monotonic() + 120  # a fail-safe: the workers end with the command
+        while time.monotonic() < deadline and any(running(w) for w in workers):
             time.sleep(0.1)
-
-    def running(pid: int) -> bool:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            return False
-        return state != "Z"  # a zombie has exited
 
     assert workers and not [w for w in workers if running(w)]
