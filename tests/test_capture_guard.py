@@ -1,0 +1,69 @@
+"""tests/capture_guard.py: a test that closes the captured streams fails by name, alone.
+
+A planted suite in a child pytest (in this process or on an xdist worker): the first test
+closes ``sys.stdout`` or ``sys.stderr``, the next ones print and pass."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import REPO_ROOT
+
+PLANTED = '''
+import sys
+
+def test_closes_it():
+    sys.{stream}.close()
+
+def test_prints_after_it():
+    print("still captured")
+
+def test_and_another():
+    print("still captured", file=sys.stderr)
+'''
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+@pytest.mark.parametrize("workers", [[], ["-n", "1"]], ids=["in-process", "xdist"])
+def test_the_test_that_closes_a_stream_fails_and_the_others_pass(
+    tmp_path: Path, stream: str, workers: list[str]
+) -> None:
+    (tmp_path / "test_planted.py").write_text(PLANTED.format(stream=stream))
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "tests.capture_guard", *workers, "."],
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    assert "1 failed, 2 passed" in out, out
+    assert "I/O operation on closed file" not in out, out
+    assert (
+        f"standard streams closed by a test: test_planted.py::test_closes_it (call): "
+        f"closed {stream}" in out
+    ), out
+
+
+def test_without_the_guard_the_planted_suite_cascades(tmp_path: Path) -> None:
+    """What the guard is for (and a pytest upgrade that makes it moot shows here)."""
+    (tmp_path / "test_planted.py").write_text(PLANTED.format(stream="stdout"))
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "."],
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert "I/O operation on closed file" in done.stdout + done.stderr
