@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.compiled_engine import enable
-from tests import servers
+from tests import capture_guard, servers
 from tests.servers import DaskCluster, PostgresServer
 from tests.support import (
     CLUSTER_PROFILE,
@@ -64,6 +64,12 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for line in _WATCH_STOPS:
         terminalreporter.write_line(line, red=True, bold=True)
+    capture_guard.pytest_terminal_summary(terminalreporter)
+
+
+# A test that closes the standard streams pytest captures fails by name, alone (the module).
+pytest_runtest_makereport = capture_guard.pytest_runtest_makereport
+pytest_runtest_logreport = capture_guard.pytest_runtest_logreport
 
 
 @pytest.hookimpl(hookwrapper=True)
