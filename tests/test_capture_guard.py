@@ -13,7 +13,7 @@ import pytest
 
 from tests.support import REPO_ROOT
 
-PLANTED = '''
+PLANTED = """
 import sys
 
 def test_closes_it():
@@ -24,7 +24,7 @@ def test_prints_after_it():
 
 def test_and_another():
     print("still captured", file=sys.stderr)
-'''
+"""
 
 
 @pytest.mark.parametrize("stream", ["stdout", "stderr"])
