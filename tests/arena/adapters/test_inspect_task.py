@@ -27,7 +27,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -67,6 +66,7 @@ from engines.stats.provisional import ProvisionalRules
 from engines.stats.reference_field import reference_field
 from tests.servers import free_port
 from tests.support import REPO_ROOT
+from tests.waiting import until
 
 TASK_FILE = REPO_ROOT / "arena" / "adapters" / "inspect_task.py"
 URL_ENV = "GENSTRAT_LOCAL_LLM_URL"
@@ -527,20 +527,24 @@ def inspect_view(log_dir: Path, tmp_path: Path) -> Iterator[str]:
     log = (tmp_path / "view.log").open("w")
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
     url = f"http://127.0.0.1:{port}"
+
+    def serving() -> bool:
+        if process.poll() is not None:
+            raise AssertionError("inspect view ended")
+        try:
+            with urllib.request.urlopen(f"{url}/", timeout=5) as reply:
+                return bool(reply.status == 200)
+        except OSError:
+            return False
+
+    def view_log() -> str:
+        return (tmp_path / "view.log").read_text()[-2000:]
+
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/", timeout=5) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(
-                    f"inspect view did not start: {(tmp_path / 'view.log').read_text()[-2000:]}"
-                )
-            time.sleep(0.5)
+        try:
+            until(serving, "inspect view answering", interval_s=0.2)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}: {view_log()}") from None
         yield url
     finally:
         process.terminate()
