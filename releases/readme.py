@@ -1,7 +1,8 @@
 """The reader's documents inside every release: ``README.md`` (a dataset card) and ``CITATION.cff``.
 
 Why it exists: a release is read by people who never ran the pipeline. The README is a dataset
-card: its YAML front matter declares one ``configs`` entry per table (``data_files`` pointing at
+card, written through ``huggingface_hub``'s ``DatasetCard`` (which dumps its YAML header): the
+header declares one ``configs`` entry per table (``data_files`` pointing at
 ``tables/<name>.parquet``), so ``datasets.load_dataset(<release folder>, "<table>")`` loads a
 table with no network, and its text starts with the leaderboard (the top models with their
 intervals), then lists every table (rows, size, meaning from ``quality.schema``), the figures
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
+from huggingface_hub import DatasetCard, DatasetCardData
 
 from quality.schema import TABLES
 from releases.editions import edition_label
@@ -92,31 +94,25 @@ def benchmark_note(manifest: Mapping[str, Any]) -> list[str]:
     return [BENCHMARK_NOTES.get(str(kind), f"This release is of the `{kind}` benchmark."), ""]
 
 
-def front_matter(manifest: Mapping[str, Any]) -> list[str]:
-    """The dataset card's YAML: licence, name, tags and one ``configs`` entry per table with
-    rows (``datasets`` cannot load a Parquet file without rows), the leaderboard the default."""
-    lines = [
-        "---",
-        f"license: {DATA_LICENSE_ID.lower()}",
-        f"pretty_name: {json.dumps('GENSTRAT release ' + str(manifest['release_id']))}",
-        "tags:",
-        "- benchmark",
-        "- games",
-        "- strategic-reasoning",
-        "configs:",
-    ]
+def card_data(manifest: Mapping[str, Any]) -> DatasetCardData:
+    """The dataset card's metadata: licence, name, tags and one ``configs`` entry per table with
+    rows (``datasets`` cannot load a Parquet file without rows), the leaderboard the default.
+    ``huggingface_hub`` writes it as the card's YAML header."""
+    configs: list[dict[str, Any]] = []
     for name, entry in _table_entries(manifest):
         if not entry.get("rows"):
             continue
-        lines.append(f"- config_name: {json.dumps(name)}")
+        config: dict[str, Any] = {"config_name": name}
         if name == DEFAULT_CONFIG:
-            lines.append("  default: true")
-        lines += [
-            "  data_files:",
-            "  - split: train",
-            f"    path: {json.dumps(str(entry['path']))}",
-        ]
-    return [*lines, "---", ""]
+            config["default"] = True
+        config["data_files"] = [{"split": "train", "path": str(entry["path"])}]
+        configs.append(config)
+    return DatasetCardData(
+        license=DATA_LICENSE_ID.lower(),
+        pretty_name=f"GENSTRAT release {manifest['release_id']}",
+        tags=["benchmark", "games", "strategic-reasoning"],
+        configs=configs,
+    )
 
 
 def _figure(summary: pd.DataFrame | None, name: str) -> float | None:
@@ -211,7 +207,6 @@ def render_readme(
     gates: Mapping[str, Mapping[str, Any]] = integrity.get("gates", {})
     passed = sum(bool(g["passed"]) for g in gates.values())
     lines = [
-        *front_matter(manifest),
         f"# GENSTRAT release {release_id}",
         "",
         "GENSTRAT is a renewable benchmark of strategic reasoning: procedurally generated",
@@ -325,7 +320,8 @@ def render_readme(
         "```",
         "",
     ]
-    return "\n".join(lines)
+    header = card_data(manifest).to_yaml()
+    return str(DatasetCard(f"---\n{header}\n---\n\n" + "\n".join(lines)))
 
 
 def render_citation(manifest: Mapping[str, Any]) -> str:

@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engines.gbg import ENGINE_VERSION
-from releases.bundle import build_bundle, derive_release_id
+from releases.bundle import NAME_PATTERN, build_bundle, derive_release_id
+from releases.readme import render_readme
 from tests.releases.support import PASSING, sample_inputs
 
 
@@ -167,6 +170,44 @@ def test_the_readme_is_a_dataset_card_of_the_tables_with_rows(tmp_path: Path) ->
     assert [c["config_name"] for c in card["configs"]] == ["reference_games", "scores"]
     assert card["configs"][1]["data_files"] == [{"split": "train", "path": "tables/scores.parquet"}]
     assert "## Leaderboard" not in readme  # no leaderboards table in this bundle
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    names=st.lists(
+        st.one_of(
+            st.from_regex(NAME_PATTERN, fullmatch=True),
+            st.sampled_from(["null", "true", "yes", "1.5", "0x1f", "1e3", "007"]),
+        ),
+        min_size=1,
+        max_size=4,
+        unique=True,
+    )
+)
+def test_the_dataset_card_is_read_back_by_huggingface_hub(names: list[str]) -> None:
+    """The README's header is the metadata ``huggingface_hub``'s ``DatasetCard`` reads back, for
+    every table name a bundle accepts (``NAME_PATTERN``), those YAML would read as a number, a
+    boolean or null included."""
+    import yaml
+    from huggingface_hub import DatasetCard
+
+    files = [
+        {"path": f"tables/{name}.parquet", "role": "table", "rows": i, "bytes": 10}
+        for i, name in enumerate(names)
+    ]
+    manifest = {"release_id": "gs-" + "0" * 32, "files": files}
+    readme = render_readme(manifest, {"gates": {}})
+    card = DatasetCard(readme)
+    expected = [
+        {"config_name": n, "data_files": [{"split": "train", "path": f"tables/{n}.parquet"}]}
+        for i, n in enumerate(names)
+        if i
+    ]
+    assert card.data.to_dict()["configs"] == expected == (card.data.configs or [])
+    assert card.data.pretty_name == f"GENSTRAT release gs-{'0' * 32}"
+    front = yaml.safe_load(readme.removeprefix("---\n").split("\n---\n", 1)[0])
+    assert front == card.data.to_dict()
+    assert card.text.startswith(f"\n# GENSTRAT release gs-{'0' * 32}\n")
 
 
 def test_a_benchmark_is_recorded_only_when_named_and_is_in_the_id(tmp_path: Path) -> None:
