@@ -498,8 +498,14 @@ def test_a_pull_that_waits_past_its_deadline_says_so(
         )
         while f"/{release_id}/README.md" not in log.paths and first.poll() is None:
             time.sleep(0.05)  # until the first pull holds the lock and downloads its first file
-        with pytest.raises(Refused, match=r"another pull into .* held its lock .* deadline of 2 s"):
-            pull(release_id, url, dest, deadline_s=2)
+        # The second pull reads the index and manifest from a prompt server, so that its 2 s go
+        # to waiting for the lock (on a loaded machine the slow server's two answers alone
+        # could take them, and the deadline would be met while reading the index instead).
+        with (
+            hostile(store) as (prompt, _),
+            pytest.raises(Refused, match=r"another pull into .* held its lock .* deadline of 2 s"),
+        ):
+            pull(release_id, prompt, dest, deadline_s=2)
         assert first.wait(timeout=120) == 0, first.stderr.read() if first.stderr else ""
     assert os.listdir(dest) == [release_id]
 
