@@ -9,6 +9,7 @@ researcher cites, so it must be exactly reproducible and tamper-evident. Layout:
       <text and image paths>    e.g. rulebooks/kuhn.md, plots/seed_pool.png
       integrity.json            each gate: verdict, figures, message
       README.md                 for readers: the leaderboard first, and a dataset card
+      croissant.json            the tables as an MLCommons Croissant 1.0 dataset (JSON-LD)
       CITATION.cff              how to cite this release (Citation File Format 1.2.0)
       manifest.json             every file above: sha256, bytes; rows and content hash of tables;
                                 code and engine versions, its commit's date, profile, analysis
@@ -58,6 +59,7 @@ from quality.gates import GateResult
 from quality.redaction import redaction_scan
 from quality.schema import arrow_table
 from releases.archive import write_archive
+from releases.dictionary import CROISSANT, croissant_json
 from releases.identity import ID_PATTERN, PLACEHOLDER, bind_release_id
 from releases.identity import derive_release_id as derive_release_id
 from releases.readme import CITATION, render_citation, render_readme
@@ -69,7 +71,7 @@ RELEASE_ID_PATTERN = re.compile(rf"^{ID_PATTERN}$")
 """A release id that verifies and pulls: a new 128-bit one, or an old 64-bit one."""
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
 PATH_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)*$")
-RESERVED = ("manifest.json", "integrity.json", "README.md", CITATION)
+RESERVED = ("manifest.json", "integrity.json", "README.md", CITATION, CROISSANT)
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -273,6 +275,8 @@ def build_bundle(
         manifest["files"] = entries
         (work / "README.md").write_text(render_readme(manifest, card, tables), encoding="utf-8")
         entries.append(_entry(work, "README.md", "readme"))
+        (work / CROISSANT).write_text(croissant_json(manifest, tables), encoding="utf-8")
+        entries.append(_entry(work, CROISSANT, "text"))
         report = render_report(tables, texts, images, manifest, integrity=card)
         report.update(werewolf_pages(tables, manifest, card))  # a Werewolf release's pages
         for name, content in report.items():

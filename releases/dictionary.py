@@ -1,11 +1,15 @@
-"""The release's data dictionary (``SCHEMA.md``, ``schema.json``) and its data licence.
+"""The release's data dictionary (``SCHEMA.md``, ``schema.json``, ``croissant.json``) and its
+data licence.
 
 Why it exists: DESIGN.md ("Release bundle") asks for ``SCHEMA.md`` (every table and column) and
 a LICENSE in every release. Both dictionaries are rendered from the one declaration of the
 tables, ``quality.schema.TABLES``, restricted to what the release holds: each released table
 with the columns its file has, in file order, with type, unit and meaning. The ``schema`` gate
 (``quality.schema.schema_gate``) makes sure that every one of those columns is declared, so the
-dictionary never has a hole. Nothing here reads a clock: the texts depend on the tables only.
+dictionary never has a hole. ``croissant.json`` says the same as MLCommons Croissant 1.0
+metadata (JSON-LD) for the tools that read it, with each table file's SHA-256 from the manifest
+(so the bundle writes it once the tables are written). Nothing here reads a clock: the texts
+depend on the tables (and, for Croissant, the manifest) only.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from quality.schema import COLUMN_TYPES, TABLES, Column, Table
 DATA_LICENSE = "CC-BY-4.0"
 DATA_LICENSE_NAME = "Creative Commons Attribution 4.0 International"
 CODE_LICENSE = "Apache-2.0"
+CROISSANT = "croissant.json"
 
 LICENSE_TEXT = f"""GENSTRAT release: data licence
 
@@ -136,3 +141,138 @@ def schema_document(tables: Mapping[str, pd.DataFrame]) -> dict[str, Any]:
 def schema_json(tables: Mapping[str, pd.DataFrame]) -> str:
     """``schema.json``: :func:`schema_document` as indented JSON."""
     return json.dumps(schema_document(tables), indent=2, ensure_ascii=False) + "\n"
+
+
+CROISSANT_CONTEXT: dict[str, Any] = {
+    "@language": "en",
+    "@vocab": "https://schema.org/",
+    "citeAs": "cr:citeAs",
+    "column": "cr:column",
+    "conformsTo": "dct:conformsTo",
+    "cr": "http://mlcommons.org/croissant/",
+    "rai": "http://mlcommons.org/croissant/RAI/",
+    "data": {"@id": "cr:data", "@type": "@json"},
+    "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
+    "dct": "http://purl.org/dc/terms/",
+    "equivalentProperty": "cr:equivalentProperty",
+    "examples": {"@id": "cr:examples", "@type": "@json"},
+    "extract": "cr:extract",
+    "field": "cr:field",
+    "fileProperty": "cr:fileProperty",
+    "fileObject": "cr:fileObject",
+    "fileSet": "cr:fileSet",
+    "format": "cr:format",
+    "includes": "cr:includes",
+    "isLiveDataset": "cr:isLiveDataset",
+    "jsonPath": "cr:jsonPath",
+    "key": "cr:key",
+    "md5": "cr:md5",
+    "parentField": "cr:parentField",
+    "path": "cr:path",
+    "recordSet": "cr:recordSet",
+    "references": "cr:references",
+    "regex": "cr:regex",
+    "repeated": "cr:repeated",
+    "replace": "cr:replace",
+    "samplingRate": "cr:samplingRate",
+    "sc": "https://schema.org/",
+    "separator": "cr:separator",
+    "source": "cr:source",
+    "subField": "cr:subField",
+    "transform": "cr:transform",
+}
+"""The JSON-LD context of Croissant 1.0 as ``mlcroissant`` 1.1.1 writes it (its standard one)."""
+
+CROISSANT_CONFORMS_TO = "http://mlcommons.org/croissant/1.0"
+CROISSANT_TYPES: dict[str, str] = {
+    "string": "sc:Text",
+    "int64": "sc:Integer",
+    "uint64": "sc:Integer",
+    "float64": "sc:Float",
+    "bool": "sc:Boolean",
+    "list<string>": "sc:Text",  # a repeated field (Croissant's ``repeated``)
+}
+"""The Croissant data type of each logical column type (:data:`quality.schema.COLUMN_TYPES`)."""
+
+CROISSANT_DESCRIPTION = (
+    "A versioned, hash-attested release of the GENSTRAT benchmark of strategic reasoning: "
+    "procedurally generated two-player zero-sum card games with hidden information, their "
+    "complexity axes, the tournament's matches and moves, and the leaderboards and capability "
+    "profiles computed from them. SCHEMA.md describes every table and column."
+)
+
+
+def croissant_document(
+    manifest: Mapping[str, Any], tables: Mapping[str, pd.DataFrame]
+) -> dict[str, Any]:
+    """``croissant.json``: the release as an MLCommons Croissant 1.0 dataset (JSON-LD). Each
+    table file of the manifest is a ``cr:FileObject`` (its path, its SHA-256 and size from the
+    manifest) and a ``cr:RecordSet`` whose fields are the table's columns as declared in
+    ``quality.schema`` (the same ones ``SCHEMA.md`` lists), each read from its Parquet column."""
+    release_id = str(manifest["release_id"])
+    distribution: list[dict[str, Any]] = []
+    record_sets: list[dict[str, Any]] = []
+    entries = {str(e["path"]): e for e in manifest["files"] if e.get("role") == "table"}
+    for name, spec in _released(tables):
+        path = f"tables/{name}.parquet"
+        entry = entries.get(path)
+        if entry is None:
+            continue
+        file_id = f"file/{name}"
+        distribution.append(
+            {
+                "@type": "cr:FileObject",
+                "@id": file_id,
+                "name": f"{name}.parquet",
+                "contentUrl": path,
+                "contentSize": f"{int(entry['bytes'])} B",
+                "encodingFormat": "application/x-parquet",
+                "sha256": str(entry["sha256"]),
+            }
+        )
+        fields = []
+        for column in _columns(spec, tables[name]):
+            description = column.description + (f" (unit: {column.unit})" if column.unit else "")
+            field: dict[str, Any] = {
+                "@type": "cr:Field",
+                "@id": f"{name}/{column.name}",
+                "name": column.name,
+                "description": description,
+                "dataType": CROISSANT_TYPES[column.type],
+                "source": {"fileObject": {"@id": file_id}, "extract": {"column": column.name}},
+            }
+            if column.type.startswith("list<"):
+                field["repeated"] = True
+            fields.append(field)
+        record_sets.append(
+            {
+                "@type": "cr:RecordSet",
+                "@id": name,
+                "name": name,
+                "description": spec.description if spec is not None else "(not declared)",
+                "field": fields,
+            }
+        )
+    document: dict[str, Any] = {
+        "@context": CROISSANT_CONTEXT,
+        "@type": "sc:Dataset",
+        "conformsTo": CROISSANT_CONFORMS_TO,
+        "name": f"GENSTRAT release {release_id}",
+        "description": CROISSANT_DESCRIPTION,
+        "version": release_id,
+        "license": "https://creativecommons.org/licenses/by/4.0/",
+        "url": "README.md",
+        "citeAs": "CITATION.cff",
+        "creator": {"@type": "sc:Organization", "name": "GENSTRAT maintainers"},
+        "keywords": ["benchmark", "games", "strategic reasoning"],
+    }
+    if manifest.get("date"):
+        document["datePublished"] = str(manifest["date"])
+    document["distribution"] = distribution
+    document["recordSet"] = record_sets
+    return document
+
+
+def croissant_json(manifest: Mapping[str, Any], tables: Mapping[str, pd.DataFrame]) -> str:
+    """``croissant.json``: :func:`croissant_document` as indented JSON."""
+    return json.dumps(croissant_document(manifest, tables), indent=2, ensure_ascii=False) + "\n"

@@ -48,6 +48,7 @@ FIGURE_DESCRIPTIONS: dict[str, str] = {
 DOCUMENTS: dict[str, str] = {
     "SCHEMA.md": "the data dictionary: every table and column, its type, unit and meaning",
     "schema.json": "the same, machine-readable",
+    "croissant.json": "the tables and their columns as MLCommons Croissant 1.0 metadata (JSON-LD)",
     "LICENSE": f"the data licence ({DATA_LICENSE_ID})",
     CITATION: "how to cite this release",
     "integrity.json": "each gate's verdict and figures",
@@ -267,7 +268,7 @@ def render_readme(
     texts = [str(e["path"]) for e in files if e.get("role") == "text"]
     rulebooks = [t for t in texts if t.startswith("rulebooks/")]
     lines += ["", "## Documents", "", "| file | what it holds |", "|---|---|"]
-    present = {str(e["path"]) for e in files} | {"manifest.json", CITATION}
+    present = {str(e["path"]) for e in files} | {"manifest.json", CITATION, "croissant.json"}
     lines += [f"| `{p}` | {what} |" for p, what in DOCUMENTS.items() if p in present]
     if rulebooks:
         lines.append(

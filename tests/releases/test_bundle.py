@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from engines.gbg import ENGINE_VERSION
 from releases.bundle import NAME_PATTERN, build_bundle, derive_release_id
+from releases.dictionary import schema_document
 from releases.readme import render_readme
 from tests.releases.support import PASSING, sample_inputs
 
@@ -226,3 +227,56 @@ def test_a_benchmark_is_recorded_only_when_named_and_is_in_the_id(tmp_path: Path
     assert other.name == derive_release_id(manifest) != plain.name
     assert "| benchmark | openspiel |" in (other / "README.md").read_text()
     assert "`openspiel` benchmark group" in (other / "README.md").read_text()
+
+
+CROISSANT_REQUIRED = {"@context", "@type", "conformsTo", "name", "description", "license", "url"}
+"""What the Croissant 1.0 specification requires of a dataset (its section "Dataset-level
+information": the schema.org ``name``, ``description``, ``license`` and ``url``, with
+``@type`` ``sc:Dataset`` and ``dct:conformsTo`` naming the version)."""
+
+
+def test_croissant_metadata_describes_every_table_file_and_column(tmp_path: Path) -> None:
+    """``croissant.json`` beside ``SCHEMA.md``: a Croissant 1.0 dataset whose file objects are
+    the release's table files (path, SHA-256 and size as the manifest has them) and whose record
+    sets hold every column ``schema.json`` lists, each read from its own Parquet column."""
+    tables, texts, images, context = sample_inputs()
+    folder = build_bundle(tables, texts, images, context, gates=PASSING, root=tmp_path)
+    document = json.loads((folder / "croissant.json").read_text())
+    manifest = json.loads((folder / "manifest.json").read_text())
+    schema = schema_document(tables)  # what schema.json holds
+    assert set(document) >= CROISSANT_REQUIRED
+    assert document["@type"] == "sc:Dataset"
+    assert document["conformsTo"] == "http://mlcommons.org/croissant/1.0"
+    assert (
+        document["name"]
+        == f"GENSTRAT release {folder.name}"
+        == f"GENSTRAT release {manifest['release_id']}"
+    )
+    entries = {e["path"]: e for e in manifest["files"]}
+    assert entries["croissant.json"]["sha256"]  # hashed into the id like every file
+    files = {f["@id"]: f for f in document["distribution"]}
+    assert {f["contentUrl"] for f in files.values()} == {
+        p for p, e in entries.items() if e["role"] == "table"
+    }
+    for item in files.values():
+        assert item["@type"] == "cr:FileObject"
+        assert item["encodingFormat"] == "application/x-parquet"
+        assert item["sha256"] == entries[item["contentUrl"]]["sha256"]
+        assert item["contentSize"] == f"{entries[item['contentUrl']]['bytes']} B"
+    described = {
+        t["name"]: [(c["name"], c["description"].split(" (unit:")[0]) for c in t["columns"]]
+        for t in schema["tables"]
+    }
+    sets = {r["name"]: r for r in document["recordSet"]}
+    assert set(sets) == set(described)
+    for name, record_set in sets.items():
+        fields = record_set["field"]
+        assert [(f["name"], f["description"].split(" (unit:")[0]) for f in fields] == described[
+            name
+        ]
+        for field in fields:
+            assert field["source"]["extract"] == {"column": field["name"]}
+            assert field["source"]["fileObject"]["@id"] in files
+            assert field["dataType"] in {"sc:Text", "sc:Integer", "sc:Float", "sc:Boolean"}
+    readme = (folder / "README.md").read_text()
+    assert "| `croissant.json` |" in readme
