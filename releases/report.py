@@ -47,6 +47,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import quote
 
+import jinja2
 import numpy as np
 import pandas as pd
 
@@ -110,9 +111,22 @@ NAV = (
 
 
 class Markup(str):
-    """Text that is already HTML built by this module (never user or model text)."""
+    """Text that is already HTML built by this module (never user or model text); Jinja2's
+    autoescape passes it through (``__html__``) and escapes every other value."""
 
     __slots__ = ()
+
+    def __html__(self) -> str:
+        return str(self)
+
+
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("releases", "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+)
+"""The report's page templates (``releases/templates``), every value autoescaped."""
 
 
 def esc(value: Any) -> Markup:
@@ -226,55 +240,16 @@ def _finite(value: Any) -> bool:
 
 
 def page(title: str, body: Markup, context: Mapping[str, Any]) -> bytes:
-    """A whole page: head (charset, CSP, stylesheet), navigation, body, footer, script."""
-    release_id = str(context.get("release_id") or "unreleased")
-    nav = tag("nav", *(link(href, text) for href, text in NAV))
-    header = tag(
-        "header",
-        tag("div", link("index.html", "GENSTRAT"), " release ", code(release_id), class_="brand"),
-        nav,
-    )
-    footer = tag(
-        "footer",
-        tag(
-            "p",
-            "Generated from release ",
-            code(release_id),
-            " (engine ",
-            esc(context.get("engine_version") or "–"),
-            ", code ",
-            code(context.get("code_version") or "–"),
-            "). The tables in ",
-            link("../tables/", code("tables/")),
-            " are the data of record; ",
-            link("../README.md", code("README.md")),
-            " says how to verify every file.",
-        ),
-        tag("div", id="report-errors", class_="errors", hidden=True),
-    )
-    document = (
-        "<!doctype html>\n"
-        + tag(
-            "html",
-            tag(
-                "head",
-                tag("meta", charset="utf-8"),
-                tag("meta", name="viewport", content="width=device-width, initial-scale=1"),
-                tag("meta", http_equiv="Content-Security-Policy", content=CSP),
-                tag("title", f"{title} · GENSTRAT {release_id}"),
-                tag("link", rel="stylesheet", href="report.css"),
-            ),
-            tag(
-                "body",
-                header,
-                tag("main", tag("h1", title), body),
-                footer,
-                tag("script", src="report.js"),
-                data_js="pending",
-            ),
-            lang="en",
-        )
-        + "\n"
+    """A whole page (``templates/page.html.j2``): head (charset, CSP, stylesheet), navigation,
+    body, footer, script."""
+    document = TEMPLATES.get_template("page.html.j2").render(
+        csp=CSP,
+        nav=NAV,
+        title=title,
+        body=body,
+        release_id=str(context.get("release_id") or "unreleased"),
+        engine_version=_text(context.get("engine_version") or "–"),
+        code_version=_text(context.get("code_version") or "–"),
     )
     return document.encode("utf-8")
 
@@ -1688,61 +1663,12 @@ def viewer_data(
 
 
 def viewer_page(data: Mapping[str, Any], notes: Sequence[Markup]) -> Markup:
-    controls = tag(
-        "div",
-        tag("label", "Game ", tag("select", id="pick-game")),
-        tag("label", "Players ", tag("select", id="pick-pair")),
-        tag("label", "Run ", tag("select", id="pick-run")),
-        class_="controls",
+    """The match viewer's body (``templates/viewer.html.j2``): the pickers, the stepper, the two
+    seats' views and the deals as JSON (:func:`script_json`)."""
+    body = TEMPLATES.get_template("viewer.html.j2").render(
+        notes=notes, data_json=script_json(data), total=str(data.get("total", 0))
     )
-    deal = tag(
-        "section",
-        tag("div", id="deal-head"),
-        tag(
-            "div",
-            tag("div", tag("h2", "Moves"), tag("ol", id="move-list"), class_="moves"),
-            tag(
-                "div",
-                tag(
-                    "div",
-                    tag("button", "◀ previous", id="step-prev", type="button"),
-                    tag("span", id="step-label"),
-                    tag("button", "next ▶", id="step-next", type="button"),
-                    class_="stepper",
-                ),
-                tag("div", id="board-view", class_="board-view"),
-                tag("div", id="step-detail"),
-                tag(
-                    "div",
-                    tag("div", id="view-0", class_="view"),
-                    tag("div", id="view-1", class_="view"),
-                    class_="views",
-                ),
-                class_="step",
-            ),
-            class_="deal-body",
-        ),
-        id="deal",
-    )
-    return join(
-        [
-            *notes,
-            tag(
-                "p",
-                "Pick a deal, then step through it with the buttons, the move list or the "
-                "arrow keys. Each step shows what both seats had seen before the move, the "
-                "legal actions, the action taken and the player's raw reply.",
-            ),
-            controls,
-            tag("div", id="deal-list", class_="deal-list"),
-            deal,
-            # An empty drawing: the script takes the SVG namespace from it (the HTML parser
-            # gives <svg> that namespace), so no URL is written into report.js.
-            tag("svg", id="svg-namespace", width="0", height="0", aria_hidden="true"),
-            tag("script", script_json(data), type="application/json", id="deals-data"),
-            tag("div", id="viewer", data_total=str(data.get("total", 0))),
-        ]
-    )
+    return Markup(body)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engines.agents.base import BuiltinPlayer, Player
 from engines.agents.builtin import builtin_agent
@@ -26,11 +28,14 @@ from engines.tournament.schedule import Game, preset_game_seed, round_robin
 from releases.report import (
     MAX_TEXT_CHARS,
     choose_runs,
+    code,
     game_catalogue,
+    page,
     render_report,
     replay_views,
     script_json,
 )
+from releases.report import tag as element
 from tests.releases.support import reference_table
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -469,3 +474,54 @@ def test_the_viewer_stops_at_a_move_the_match_ended_on_unanswered() -> None:
     replay = replay_views(spec, 7, moves)
     assert len(replay.views) == 2
     assert replay.problem == "move 2: unanswered, the match ended here"
+
+
+class PageText(html.parser.HTMLParser):
+    """The start tags of a page and the text of its ``<title>`` and ``<h1>``."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.texts: dict[str, str] = {"title": "", "h1": ""}
+        self._open: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self._open = tag if tag in self.texts else None
+
+    def handle_endtag(self, tag: str) -> None:
+        self._open = None
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None:
+            self.texts[self._open] += data
+
+
+HOSTILE_NAMES = (
+    "</title><script>alert(1)</script>",
+    '"><img src=x onerror=alert(1)>',
+    "</code></p></main><a href='javascript:alert(1)'>x</a>",
+    "{{ 7 * 7 }}{% raw %}",
+    "&amp; &lt;b&gt;",
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    game=st.one_of(st.sampled_from(HOSTILE_NAMES), st.text(max_size=40)),
+    player=st.one_of(st.sampled_from(HOSTILE_NAMES), st.text(max_size=40)),
+)
+def test_the_page_template_escapes_a_hostile_game_and_player_name(game: str, player: str) -> None:
+    """The page template (Jinja2, autoescape) writes a game's name in the title and heading and
+    any context value (here the code version, a player's name in its place) as text: the page
+    has exactly the template's elements, and the text reads back as given."""
+    body = element("p", "played by ", code(player))
+    document = page(f"Game {game}", body, {"release_id": "gs-1", "code_version": player})
+    plain = page("Game", element("p", "played by ", code("x")), {"release_id": "gs-1"})
+    found, expected = PageText(), PageText()
+    found.feed(document.decode("utf-8"))
+    expected.feed(plain.decode("utf-8"))
+    assert found.tags == expected.tags
+    assert found.texts["h1"] == f"Game {game}"
+    assert found.texts["title"] == f"Game {game} · GENSTRAT gs-1"
+    assert html.escape(player, quote=True) in document.decode("utf-8")
