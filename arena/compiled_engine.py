@@ -28,6 +28,7 @@ and nothing falls back without saying so.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -39,7 +40,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
-from engines.backend import ENV, parse  # engines/__init__ and this module import no engine
+from engines.backend import ENV, choose, parse  # engines/__init__ and this module import no engine
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINES = REPO / "engines"
@@ -153,6 +154,7 @@ def enable(build: Path = BUILD, root: Path = ENGINES) -> str:
         chosen = parse(os.environ.get(ENV))
     except ValueError as error:
         _refuse(str(error))
+    choose(chosen)  # the engine reads no environment: it is told
     if chosen != "compiled":
         _state["engine"] = chosen
         return chosen
@@ -188,6 +190,8 @@ def interpret() -> str:
         if any(name in sys.modules for name in COMPILED):
             raise RuntimeError("the compiled engine is already imported in this process")
         sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, CompiledFirst)]
+    with contextlib.suppress(ValueError):  # a bad name is enable()'s to refuse
+        choose("reference" if parse(os.environ.get(ENV)) == "reference" else "kernel")
     _state["engine"] = "kernel"
     return "kernel"
 

@@ -12,7 +12,10 @@ a differential test over generated games.  The variable chooses for the whole pr
 - ``compiled``: ``kernel``, with the interpreter's hot modules loaded from their mypyc build
   (``arena.compiled_engine``, which refuses a build older than the sources).
 
-The engine reads the variable when it plays, never at import; ``using(name)`` sets the backend
+The engine reads no environment (``engines/`` is pure): the entry points read the variable
+(``arena.compiled_engine.enable()``, which every entry point calls before it imports the
+engine: the CLI, the Dagster code location, a pool's spawned workers, the tests) and hand it
+to ``choose``; the engine asks ``backend()`` when it plays.  ``using(name)`` sets the backend
 for a block of this process (the differential tests run both sides in one process; a forked
 pool's workers inherit it).  This module imports nothing of the engine, so that
 ``arena.compiled_engine`` can read the switch before the compiled modules are asked for.
@@ -20,18 +23,18 @@ pool's workers inherit it).  This module imports nothing of the engine, so that
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Literal, cast
+from typing import Final, Literal, cast
 
 ENV = "GENSTRAT_ENGINE"
 BACKENDS = ("reference", "kernel", "compiled")
-DEFAULT = "kernel"
+DEFAULT: Final = "kernel"
 
 Backend = Literal["reference", "kernel", "compiled"]
 
 _chosen: list[Backend] = []  # innermost ``using`` last
+_process: list[Backend] = [DEFAULT]  # what ``choose`` set for this process
 
 
 def parse(value: str | None) -> Backend:
@@ -43,9 +46,14 @@ def parse(value: str | None) -> Backend:
     return cast(Backend, name)
 
 
+def choose(name: Backend) -> None:
+    """The backend of this process from now on (its entry point's reading of ``ENV``)."""
+    _process[0] = parse(name)
+
+
 def backend() -> Backend:
-    """The backend this process plays on now (``using``, else ``GENSTRAT_ENGINE``)."""
-    return _chosen[-1] if _chosen else parse(os.environ.get(ENV))
+    """The backend this process plays on now (``using``, else what ``choose`` set)."""
+    return _chosen[-1] if _chosen else _process[0]
 
 
 def kernel_plays() -> bool:
