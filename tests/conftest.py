@@ -26,20 +26,25 @@ from tests.watchdog import watch_server
 # sources, else the interpreted one: decided here, before any test module imports the engine.
 ENGINE = enable()
 
-# The modules that take longest under `make test` (on two workers: the killed refreshes, five
-# or six tiny refreshes, 5 CPU-minutes and 28 minutes at a load of 4 to 9; the end-to-end
-# refreshes about 6 minutes, the local-model ablations 1 to 3, the Dask cluster 1.5), started
-# first so that the two workers finish together; the others keep their order. `make test`
+# The modules that take longest under `make test` (the UI paths, the killed refreshes and the
+# other end-to-end modules each run whole refreshes; the image's clean install; the Dask
+# cluster; the chess ladder; the local-model ablations), longest first, started first so that
+# the two workers finish together; the others keep their order. `make test`
 # turns off xdist's own reordering (by number of tests per module), which started the longest
 # module minutes late; `make check` (no slow tests) keeps it.
 LONGEST_FIRST = (
+    "tests/e2e/test_ui_paths.py",
     "tests/e2e/test_killed_refresh.py",
     "tests/e2e/test_refresh.py",
+    "tests/test_dockerfile.py",
     "tests/e2e/test_game_identity.py",
-    "tests/assets/test_ablations_asset.py",
+    "tests/e2e/test_storage_url.py",
     "tests/pipelines/test_scaleout.py",
+    "tests/arena/tournament/test_chess_calibration.py",
+    "tests/assets/test_ablations_asset.py",
     "tests/arena/ablations/test_roster_ablations.py",
     "tests/releases/test_integrity.py",
+    "tests/assets/test_werewolf_group.py",
     "tests/engines/solve/test_best_response_arrays.py",
     "tests/arena/llm/test_local_llm_chess.py",
 )
