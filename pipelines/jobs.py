@@ -34,7 +34,11 @@ ROOT_KEYS = [dg.AssetKey(name) for name in ROOT_ASSETS]
 # out.  Each selection reads as a selection string in the UI (``not group:"openspiel"``).
 OPENSPIEL_GROUP = "openspiel"
 OPENSPIEL_JOB_NAME = "openspiel_job"
-GRAPH = dg.AssetSelection.all() - dg.AssetSelection.groups(OPENSPIEL_GROUP)
+# issue 47: the ``werewolf`` group (multiplayer social deduction) is materialized on request with
+# its own release: its own job too, and the graph's jobs leave it out.
+WEREWOLF_GROUP = "werewolf"
+WEREWOLF_JOB_NAME = "werewolf_job"
+GRAPH = dg.AssetSelection.all() - dg.AssetSelection.groups(OPENSPIEL_GROUP, WEREWOLF_GROUP)
 ROOTS = dg.AssetSelection.assets(*ROOT_KEYS)
 
 main_job = dg.define_asset_job(
@@ -63,4 +67,11 @@ openspiel_job = dg.define_asset_job(
     "leaderboard (a partition per game).",
 )
 
-JOBS = [main_job, scaleout_job, openspiel_job]
+werewolf_job = dg.define_asset_job(
+    name=WEREWOLF_JOB_NAME,
+    selection=dg.AssetSelection.groups(WEREWOLF_GROUP),
+    description="The werewolf group: games between the roster's players with balanced roles, "
+    "role-decomposed ratings and the group's own release.",
+)
+
+JOBS = [main_job, scaleout_job, openspiel_job, werewolf_job]
