@@ -311,7 +311,7 @@ def _metric(spec: GameSpec) -> list[str]:
     if m.kind == "rank_sum":
         lines.append("- Showdown points from options and positions are added to a player's score.")
     elif m.kind == "low_sum":
-        # the engine subtracts them from the sum (engines/gbg/compiled.py: -sum + points)
+        # the engine subtracts them from the sum (engines/gbg/rules.py: -sum + points)
         lines.append(
             "- Showdown points from options and positions are subtracted from a player's sum "
             "(they help it, since the lower sum wins)."
