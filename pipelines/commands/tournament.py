@@ -72,6 +72,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
 import signal
 import sys
 import threading
@@ -340,6 +341,10 @@ def run_command(args: argparse.Namespace) -> int:
         with sigterm_unwinds():
             return _run(args)
     except Terminated:
+        # SIGTERM may land while asyncio closes the run's loop, leaving its main task finished
+        # with Terminated and unread: asyncio would log "Task exception was never retrieved"
+        # with a traceback when that task is collected. The run is over and says so in one line.
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
         print(
             f"genstrat: stopped by SIGTERM; the journal in {args.out} keeps the matches played: "
             "run the same command to resume",
