@@ -7,7 +7,7 @@ journal does not already hold and writes ``matches.parquet`` and ``moves.parquet
    which matches are done; with ``retry_failed`` a recorded timeout or error is played again);
    this step, the next and the play of step 4 are ``arena.tournament.play``'s;
 2. admit the strategy programs: each program takes the admission test (``sandbox.admit``:
-   loads, plays legally, median move at most 100 ms) on each game it has matches left on; a
+   loads, plays legally, median move at most 100 ms of CPU) on each game it has matches left on; a
    program refused on a game does not play there (its matches on that game are not played and
    not recorded, so a fixed program plays them on a later run), and the summary names program,
    game and reason;

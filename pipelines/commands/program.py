@@ -45,7 +45,8 @@ def check_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(record))
     else:
-        median = "-" if verdict.median_move_ms is None else f"{verdict.median_move_ms:.2f} ms"
+        ms = verdict.median_move_ms
+        median = "-" if ms is None else f"{ms:.2f} ms of CPU"
         print(
             f"{'admitted' if verdict.admitted else 'refused'}: {verdict.reason} "
             f"(median move {median}, {verdict.moves} moves)"
