@@ -51,6 +51,41 @@ def test_the_test_that_closes_a_stream_fails_and_the_others_pass(
         f"standard streams closed by a test: test_planted.py::test_closes_it (call): "
         f"closed {stream}" in out
     ), out
+    # the failure shows the line that closed it
+    assert f"sys.{stream} was closed by:" in out, out
+    assert f"sys.{stream}.close()" in out.split("was closed by:")[1], out
+
+
+def test_a_close_by_a_finaliser_names_the_line_that_made_the_wrapper(tmp_path: Path) -> None:
+    """The close that hides: a text wrapper over ``sys.stderr.buffer`` made in one test and
+    collected in a later one closes the capture there; the failure shows the finaliser's
+    stack, whose caller is the garbage collection the later test triggered."""
+    planted = (
+        "import gc, io, sys\n"
+        "KEEP = []\n"
+        "def test_makes_a_wrapper():\n"
+        "    wrapper = io.TextIOWrapper(sys.stderr.buffer)\n"
+        "    wrapper.loop = wrapper  # a cycle: only the collector frees it\n"
+        "def test_collects_it():\n"
+        "    gc.collect()\n"
+        "def test_after():\n"
+        "    print('still captured', file=sys.stderr)\n"
+    )
+    (tmp_path / "test_planted.py").write_text(planted)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "tests.capture_guard", "."],
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    out = done.stdout
+    assert "1 failed, 2 passed" in out, out + done.stderr
+    assert "test_planted.py::test_collects_it (call): closed stderr" in out, out
+    assert "gc.collect()" in out.split("was closed by:")[1], out
 
 
 def test_without_the_guard_the_planted_suite_cascades(tmp_path: Path) -> None:
