@@ -7,14 +7,16 @@ and rulebook), a replay viewer for recorded deals, and the integrity card. The t
 data of record; the report only shows them. It is rendered from the same inputs as the rest of
 the bundle, contains no clock, and so is as reproducible as the README.
 
-Safety: model replies are untrusted text. Every value put into HTML passes through
-``html.escape`` (:func:`esc`); the deals the viewer replays are embedded as JSON in a
+Safety: model replies are untrusted text. The pages are Jinja2 templates
+(``releases/templates``) with autoescape: this module computes plain values (text, numbers,
+links, classes) and the templates hold all markup, every ``{{ value }}`` escaped on its way out
+(:func:`html_text`). The deals the viewer replays are embedded as JSON in a
 ``<script type="application/json">`` element with ``<``, ``>``, ``&`` and the two JavaScript
-line separators written as ``\\uXXXX`` escapes (so no reply can close the element), and the
-viewer's script puts text into the page with ``textContent`` only. Each page carries a
-Content-Security-Policy that allows only the report's own stylesheet, script and the bundle's
-images: nothing is fetched from a network at view time. Links are relative (``../plots/...``,
-``../tables/...``).
+line separators written as ``\\uXXXX`` escapes (:func:`script_json`, so no reply can close the
+element), and the viewer's script puts text into the page with ``textContent`` only. Each page
+carries a Content-Security-Policy that allows only the report's own stylesheet, script and the
+bundle's images: nothing is fetched from a network at view time. Links are relative
+(``../plots/...``, ``../tables/...``).
 
 Layout (``{relative path under report/: bytes}`` from :func:`render_report`)::
 
@@ -48,8 +50,10 @@ from typing import Any
 from urllib.parse import quote
 
 import jinja2
+import jinja2.ext
 import numpy as np
 import pandas as pd
+from markupsafe import Markup as Markup  # re-exported: releases.werewolf_report imports it
 
 from engines.axes.names import AXES, SEAT_AXES
 from engines.gbg import GameSpec, rulebook
@@ -107,33 +111,7 @@ NAV = (
 
 
 # ---------------------------------------------------------------------------------------------
-# Markup: every value is escaped unless it is already markup built here.
-
-
-class Markup(str):
-    """Text that is already HTML built by this module (never user or model text); Jinja2's
-    autoescape passes it through (``__html__``) and escapes every other value."""
-
-    __slots__ = ()
-
-    def __html__(self) -> str:
-        return str(self)
-
-
-TEMPLATES = jinja2.Environment(
-    loader=jinja2.PackageLoader("releases", "templates"),
-    autoescape=True,
-    undefined=jinja2.StrictUndefined,
-    keep_trailing_newline=True,
-)
-"""The report's page templates (``releases/templates``), every value autoescaped."""
-
-
-def esc(value: Any) -> Markup:
-    """``value`` as HTML text: markup passes through, anything else is ``html.escape``d."""
-    if isinstance(value, Markup):
-        return value
-    return Markup(html.escape(_text(value), quote=True))
+# Markup: the templates hold it (``releases/templates``); every value is escaped.
 
 
 def _text(value: Any) -> str:
@@ -142,42 +120,65 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def join(parts: Iterable[Any], sep: str = "") -> Markup:
-    return Markup(sep.join(esc(p) for p in parts))
+def html_text(value: Any) -> Markup:
+    """A value as HTML text: the environment's ``finalize``, so every ``{{ value }}`` of the
+    templates goes through it before autoescape. Markup (``__html__``) passes through; a missing
+    value (None, NaN) is ``–``; anything else is escaped by ``html.escape``, quotes too. Its forms
+    (``&quot;``, ``&#x27;``) are the ones the report's bodies have always had (MarkupSafe writes
+    ``&#34;``, ``&#39;``): the same text gives the same bytes, and so the same release id."""
+    if hasattr(value, "__html__"):
+        return Markup(value.__html__())
+    return Markup(html.escape(_text(value), quote=True))
 
 
-def tag(element: str, /, *children: Any, **attrs: Any) -> Markup:
-    """``<element attrs>children</element>``; attribute values and children are escaped.
-
-    A trailing underscore in an attribute name is dropped (``class_``); ``_`` becomes ``-``
-    (``data_step``); an attribute whose value is ``None`` or ``False`` is left out."""
-    rendered = []
-    for key, value in attrs.items():
-        if value is None or value is False:
-            continue
-        attr = key.rstrip("_").replace("_", "-")
-        rendered.append(attr if value is True else f'{attr}="{esc(value)}"')
-    opening = " ".join([element, *rendered])
-    if element in ("img", "meta", "link", "br"):
-        return Markup(f"<{opening}>")
-    return Markup(f"<{opening}>{join(children)}</{element}>")
+JOINED = "{#- Lines joined"
+"""How a template that :class:`JoinLines` reads joined begins."""
+_LINE_BREAK = re.compile(r"[ \t]*\n\s*")
 
 
-def link(href: str, text: Any, **attrs: Any) -> Markup:
-    return tag("a", text, href=href, **attrs)
+class JoinLines(jinja2.ext.Extension):
+    """Lets a template be written one element a line, indented, and still give the report's
+    compact HTML. In a template that begins with :data:`JOINED`, a line break and the blanks
+    around it are dropped where they touch a tag (``<``, ``>``) or a Jinja2 tag (``{{ }}``,
+    ``{% %}``, ``{# #}``), and are one space between two words: JSX's rule. So a space that
+    must stay before an element or a value (``the <code>``, ``in {{ n }}``) stays on its line.
+    Other templates (the page shell, the viewer) are read as written."""
+
+    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+        if not source.startswith(JOINED):
+            return source
+        return _LINE_BREAK.sub(_join_break, source)
+
+
+def _join_break(match: re.Match[str]) -> str:
+    before = match.string[max(0, match.start() - 2) : match.start()]
+    after = match.string[match.end() : match.end() + 2]
+    if not before or not after:
+        return ""
+    if before.endswith((">", "}}", "%}", "#}")) or after.startswith(("<", "{{", "{%", "{#")):
+        return ""
+    return " "
+
+
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("releases", "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+    finalize=html_text,
+    extensions=[JoinLines],
+)
+"""The report's templates (``releases/templates``), every value autoescaped (:func:`html_text`)."""
+
+
+def render(template: str, /, **context: Any) -> Markup:
+    """A template of ``releases/templates`` rendered with ``context``, as markup."""
+    return Markup(TEMPLATES.get_template(template).render(**context))
 
 
 def bundle_href(path: str) -> str:
     """The link from ``report/`` to a bundle file: ``plots/x.png`` -> ``../plots/x.png``."""
     return "../" + quote(path, safe="/._-")
-
-
-def note(*children: Any) -> Markup:
-    return tag("p", *children, class_="note")
-
-
-def code(value: Any) -> Markup:
-    return tag("code", value)
 
 
 def fmt(value: Any, digits: int = 3, signed: bool = False) -> str:
@@ -195,24 +196,6 @@ def fmt(value: Any, digits: int = 3, signed: bool = False) -> str:
     if math.isnan(number):
         return "–"
     return f"{number:+.{digits}f}" if signed else f"{number:.{digits}f}"
-
-
-def table(
-    headers: Sequence[Any], rows: Iterable[Sequence[Any]], *, class_: str | None = None
-) -> Markup:
-    """An HTML table; a cell that is a ``(content, attrs)`` pair gets those attributes."""
-    head = tag("thead", tag("tr", *(tag("th", h, scope="col") for h in headers)))
-    body_rows = []
-    for row in rows:
-        cells = []
-        for cell in row:
-            if isinstance(cell, tuple):
-                content, attrs = cell
-                cells.append(tag("td", content, **attrs))
-            else:
-                cells.append(tag("td", cell))
-        body_rows.append(tag("tr", *cells))
-    return tag("table", head, tag("tbody", *body_rows), class_=class_)
 
 
 def heat_class(value: Any, limit: float) -> str | None:
@@ -252,6 +235,62 @@ def page(title: str, body: Markup, context: Mapping[str, Any]) -> bytes:
         code_version=_text(context.get("code_version") or "–"),
     )
     return document.encode("utf-8")
+
+
+# -- Hand-built markup, kept for releases/werewolf_report.py ---------------------------------
+# The Werewolf pages (another module) still build their bodies from these; this module's own
+# pages are templates. They escape with html_text, as the templates do.
+
+
+def join(parts: Iterable[Any], sep: str = "") -> Markup:
+    return Markup(sep.join(html_text(p) for p in parts))
+
+
+def tag(element: str, /, *children: Any, **attrs: Any) -> Markup:
+    """``<element attrs>children</element>``; attribute values and children are escaped.
+
+    A trailing underscore in an attribute name is dropped (``class_``); ``_`` becomes ``-``
+    (``data_step``); an attribute whose value is ``None`` or ``False`` is left out."""
+    rendered = []
+    for key, value in attrs.items():
+        if value is None or value is False:
+            continue
+        attr = key.rstrip("_").replace("_", "-")
+        rendered.append(attr if value is True else f'{attr}="{html_text(value)}"')
+    opening = " ".join([element, *rendered])
+    if element in ("img", "meta", "link", "br"):
+        return Markup(f"<{opening}>")
+    return Markup(f"<{opening}>{join(children)}</{element}>")
+
+
+def link(href: str, text: Any, **attrs: Any) -> Markup:
+    return tag("a", text, href=href, **attrs)
+
+
+def note(*children: Any) -> Markup:
+    return tag("p", *children, class_="note")
+
+
+def code(value: Any) -> Markup:
+    return tag("code", value)
+
+
+def table(
+    headers: Sequence[Any], rows: Iterable[Sequence[Any]], *, class_: str | None = None
+) -> Markup:
+    """An HTML table; a cell that is a ``(content, attrs)`` pair gets those attributes."""
+    head = tag("thead", tag("tr", *(tag("th", h, scope="col") for h in headers)))
+    body_rows = []
+    for row in rows:
+        cells = []
+        for cell in row:
+            if isinstance(cell, tuple):
+                content, attrs = cell
+                cells.append(tag("td", content, **attrs))
+            else:
+                cells.append(tag("td", cell))
+        body_rows.append(tag("tr", *cells))
+    return tag("table", head, tag("tbody", *body_rows), class_=class_)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -404,15 +443,9 @@ def _axis_rows(tables: Mapping[str, pd.DataFrame]) -> tuple[str | None, dict[str
 
 
 # ---------------------------------------------------------------------------------------------
-# Index sections.
-
-
-def _missing(table_name: str, what: str) -> Markup:
-    return note(
-        "This release has no ",
-        code(f"tables/{table_name}.parquet"),
-        f", so there is no {what} to show.",
-    )
+# Index sections: each computes its rows (plain values, links, classes) and renders its template
+# (``templates/index_<section>.html.j2``; ``macros.html.j2`` has the table head, the figure and
+# the note for a missing table).
 
 
 def _image(images: Mapping[str, bytes], words: Sequence[str]) -> str | None:
@@ -427,53 +460,44 @@ def _image(images: Mapping[str, bytes], words: Sequence[str]) -> str | None:
     return min(found)[2] if found else None
 
 
-def figure(path: str, caption: str) -> Markup:
-    return tag(
-        "figure",
-        link(bundle_href(path), tag("img", src=bundle_href(path), alt=caption, loading="lazy")),
-        tag("figcaption", caption, " (", code(path), ")"),
-    )
+def _figure(path: str, caption: str) -> dict[str, str]:
+    """A figure for ``macros.figure``: the bundle path, its link from ``report/``, the caption."""
+    return {"path": path, "href": bundle_href(path), "caption": caption}
+
+
+def _plot(
+    images: Mapping[str, bytes], words: Sequence[str], caption: str, shown: set[str]
+) -> dict[str, str] | None:
+    """The figure of the image :func:`_image` finds for ``words`` (noted in ``shown``), if any."""
+    path = _image(images, words)
+    if path is None:
+        return None
+    shown.add(path)
+    return _figure(path, caption)
 
 
 def leaderboard_section(
     tables: Mapping[str, pd.DataFrame], images: Mapping[str, bytes], shown: set[str]
 ) -> Markup:
-    parts: list[Any] = [tag("h2", "Leaderboard", id="leaderboard")]
     board = tables.get("leaderboards")
-    if board is None or "model" not in board.columns:
-        parts.append(_missing("leaderboards", "leaderboard"))
-    else:
+    rows = None
+    if board is not None and "model" in board.columns:
         frame = board.sort_values("rank") if "rank" in board.columns else board
-        parts.append(
-            tag(
-                "p",
-                "Strength alpha is the sum-to-zero least-squares fit of chip margins, in chips "
-                "per game, with its 95% clustered-bootstrap interval over runs; a new tier "
-                "starts where intervals stop overlapping.",
-            )
-        )
-        rows = []
-        for r in frame.to_dict("records"):
-            interval = (
-                f"[{fmt(r.get('ci_low'), signed=True)}, {fmt(r.get('ci_high'), signed=True)}]"
-            )
-            rows.append(
-                [
-                    fmt(r.get("rank")),
-                    tag("strong", r["model"]),
-                    (fmt(r.get("alpha"), signed=True), {"class_": "num"}),
-                    (interval, {"class_": "num"}),
-                    fmt(r.get("tier")),
-                    (fmt(r.get("matches")), {"class_": "num"}),
-                ]
-            )
-        headers = ["rank", "model", "strength (chips/game)", "95% interval", "tier", "matches"]
-        parts.append(table(headers, rows, class_="leaderboard"))
-    plot = _image(images, ("leaderboard",))
-    if plot is not None:
-        shown.add(plot)
-        parts.append(figure(plot, "The overall leaderboard"))
-    return join(parts)
+        rows = [
+            {
+                "rank": fmt(r.get("rank")),
+                "model": r["model"],
+                "alpha": fmt(r.get("alpha"), signed=True),
+                "interval": (
+                    f"[{fmt(r.get('ci_low'), signed=True)}, {fmt(r.get('ci_high'), signed=True)}]"
+                ),
+                "tier": fmt(r.get("tier")),
+                "matches": fmt(r.get("matches")),
+            }
+            for r in frame.to_dict("records")
+        ]
+    figure = _plot(images, ("leaderboard",), "The overall leaderboard", shown)
+    return render("index_leaderboard.html.j2", rows=rows, figure=figure)
 
 
 FAMILY_METRICS = {
@@ -489,68 +513,49 @@ def families_section(tables: Mapping[str, pd.DataFrame]) -> Markup:
     ratings = tables.get("family_ratings")
     if ratings is None or ratings.empty:
         return Markup("")
-    units = sorted(set(ratings["unit"].astype(str)))
-    pooled = (
-        f"they are all counted in one unit ({units[0]})."
-        if len(units) == 1
-        else f"they are counted in {len(units)} units ({', '.join(units)}), so its numbers mix "
-        "units: read the families below instead."
-    )
-    parts: list[Any] = [
-        tag("h2", "Per game family", id="families"),
-        tag(
-            "p",
-            "Each game family is rated in its own metric, fitted on its games alone, with a 95% "
-            "bootstrap interval over runs: no fit reads two families. The leaderboard above "
-            f"fits this release's games together; {pooled}",
-        ),
-    ]
+    families = []
     for family, group in ratings.groupby("family", sort=True):
         metric = str(group["metric"].iloc[0])
         short, words = FAMILY_METRICS.get(metric, (metric, metric))
-        parts.append(tag("h3", f"{family}: {short}"))
-        parts.append(tag("p", f"{words}; games: {group['games'].iloc[0]}.", class_="note"))
-        rows = []
-        for r in group.sort_values(["rank", "model"]).to_dict("records"):
-            rows.append(
-                [
-                    fmt(r.get("rank")),
-                    tag("strong", r["model"]),
-                    (fmt(r.get("value"), digits=1), {"class_": "num"}),
-                    _interval(r.get("ci_low"), r.get("ci_high")),
-                    (fmt(r.get("deals")), {"class_": "num"}),
-                    (fmt(r.get("z"), digits=2, signed=True), {"class_": "num"}),
-                ]
-            )
-        headers = ["rank", "model", short, "95% interval", "deals", "z in the family"]
-        parts.append(table(headers, rows, class_="families"))
-    summary = tables.get("family_summary")
-    if summary is not None and not summary.empty:
-        parts.append(tag("h3", "Across families"))
-        parts.append(
-            tag(
-                "p",
-                "Each family's values standardised over its players (z: mean 0, standard "
-                "deviation 1), then averaged over the families a model played, every family "
-                "weighing the same. A unitless summary: it ranks, it does not measure a gap in "
-                "any game's unit, and a family of two players gives them -1 and +1 whatever "
-                "their gap.",
-                class_="note",
-            )
-        )
         rows = [
-            [
-                fmt(r.get("rank")),
-                tag("strong", r["model"]),
-                (fmt(r.get("summary"), digits=2, signed=True), {"class_": "num"}),
-                (fmt(r.get("families")), {"class_": "num"}),
-                str(r.get("family_list") or ""),
-            ]
+            {
+                "rank": fmt(r.get("rank")),
+                "model": r["model"],
+                "value": fmt(r.get("value"), digits=1),
+                "interval": _interval(r.get("ci_low"), r.get("ci_high")),
+                "deals": fmt(r.get("deals")),
+                "z": fmt(r.get("z"), digits=2, signed=True),
+            }
+            for r in group.sort_values(["rank", "model"]).to_dict("records")
+        ]
+        families.append(
+            {
+                "name": str(family),
+                "short": short,
+                "words": words,
+                "games": str(group["games"].iloc[0]),
+                "rows": rows,
+            }
+        )
+    summary = tables.get("family_summary")
+    summary_rows = None
+    if summary is not None and not summary.empty:
+        summary_rows = [
+            {
+                "rank": fmt(r.get("rank")),
+                "model": r["model"],
+                "summary": fmt(r.get("summary"), digits=2, signed=True),
+                "families": fmt(r.get("families")),
+                "which": str(r.get("family_list") or ""),
+            }
             for r in summary.to_dict("records")
         ]
-        headers = ["rank", "model", "mean z", "families", "which"]
-        parts.append(table(headers, rows, class_="families"))
-    return join(parts)
+    return render(
+        "index_families.html.j2",
+        units=sorted(set(ratings["unit"].astype(str))),
+        families=families,
+        summary=summary_rows,
+    )
 
 
 def cost_section(
@@ -561,39 +566,25 @@ def cost_section(
     frame = strength_cost_frame(tables)
     if frame is None:
         return Markup("")
-    parts: list[Any] = [
-        tag("h2", "Strength and cost", id="cost"),
-        tag(
-            "p",
-            "Per model, over the released matches: provider calls, input (of which cached) and "
-            "output tokens, cost in US dollars at the roster's prices, and how often a reply "
-            "could not be read (fallback) or was asked again (rethink, arena protocol only).",
-        ),
+    rows = [
+        {
+            "model": r["model"],
+            "numbers": [
+                fmt(r.get("alpha"), signed=True),
+                fmt(r.get("calls")),
+                fmt(r.get("input_tokens")),
+                fmt(r.get("cached_input_tokens")),
+                fmt(r.get("output_tokens")),
+                fmt(r.get("cost_usd"), digits=4),
+                fmt(r.get("usd_per_match"), digits=5),
+                fmt(r.get("fallback_rate")),
+                fmt(r.get("rethink_rate")),
+            ],
+        }
+        for r in frame.to_dict("records")
     ]
-    rows = []
-    for r in frame.to_dict("records"):
-        rows.append(
-            [
-                tag("strong", r["model"]),
-                (fmt(r.get("alpha"), signed=True), {"class_": "num"}),
-                (fmt(r.get("calls")), {"class_": "num"}),
-                (fmt(r.get("input_tokens")), {"class_": "num"}),
-                (fmt(r.get("cached_input_tokens")), {"class_": "num"}),
-                (fmt(r.get("output_tokens")), {"class_": "num"}),
-                (fmt(r.get("cost_usd"), digits=4), {"class_": "num"}),
-                (fmt(r.get("usd_per_match"), digits=5), {"class_": "num"}),
-                (fmt(r.get("fallback_rate")), {"class_": "num"}),
-                (fmt(r.get("rethink_rate")), {"class_": "num"}),
-            ]
-        )
-    headers = ["model", "strength", "calls", "input tokens", "cached", "output tokens",
-               "cost (US$)", "US$ per match", "fallback rate", "rethink rate"]  # fmt: skip
-    parts.append(table(headers, rows, class_="cost"))
-    plot = _image(images, ("strength_cost",))
-    if plot is not None:
-        shown.add(plot)
-        parts.append(figure(plot, "Strength against cost per match"))
-    return join(parts)
+    figure = _plot(images, ("strength_cost",), "Strength against cost per match", shown)
+    return render("index_cost.html.j2", rows=rows, figure=figure)
 
 
 # --- scores against the reference field, episodes, program track (issue 19) -------------------
@@ -604,8 +595,8 @@ def _cell(value: Any) -> Any:
     return None if value is pd.NA else value
 
 
-def _interval(low: Any, high: Any, digits: int = 1) -> tuple[str, dict[str, str]]:
-    return f"[{fmt(low, digits)}, {fmt(high, digits)}]", {"class_": "num"}
+def _interval(low: Any, high: Any, digits: int = 1) -> str:
+    return f"[{fmt(low, digits)}, {fmt(high, digits)}]"
 
 
 def anchored_section(tables: Mapping[str, pd.DataFrame]) -> Markup:
@@ -616,105 +607,83 @@ def anchored_section(tables: Mapping[str, pd.DataFrame]) -> Markup:
     programs = tables.get("program_track")
     if scales is None and episodes is None and programs is None:
         return Markup("")
-    parts: list[Any] = [tag("h2", "Scores against the reference field", id="anchored")]
+    field = scale_rows = episode_rows = program_rows = None
     if scales is not None and not scales.empty:
         field = str(scales["field"].iloc[0])
-        parts.append(
-            tag(
-                "p",
-                "Every player is scored against the fixed reference field ",
-                code(field),
-                ", so a model has the same numbers in every release that plays this field "
-                "version. Rating: chips per game against the field, uniform random = 0. "
-                "Score: the expected share of points (win 1, tie 1/2) against the field's "
-                "members, both seats, 0-100 (GameBench 2's construction). Elo: the "
-                "Bradley-Terry logits with a first-mover term, calibrated to the anchor. "
-                "Intervals: 95% clustered bootstrap over runs. A provisional entrant is "
-                "listed with its reason and not ranked.",
-            )
-        )
-        rows = []
-        for r in scales.to_dict("records"):
-            rows.append(
-                [
-                    fmt(_cell(r.get("rank"))),
-                    tag("strong", r["model"]),
-                    r.get("status", ""),
-                    (fmt(r.get("rating"), 2, signed=True), {"class_": "num"}),
+        scale_rows = [
+            {
+                "rank": fmt(_cell(r.get("rank"))),
+                "model": r["model"],
+                "status": r.get("status", ""),
+                "numbers": [
+                    fmt(r.get("rating"), 2, signed=True),
                     _interval(r.get("rating_low"), r.get("rating_high"), 2),
-                    (fmt(r.get("score"), 1), {"class_": "num"}),
+                    fmt(r.get("score"), 1),
                     _interval(r.get("score_low"), r.get("score_high")),
-                    (fmt(r.get("elo"), 0, signed=True), {"class_": "num"}),
+                    fmt(r.get("elo"), 0, signed=True),
                     _interval(r.get("elo_low"), r.get("elo_high"), 0),
-                    r.get("reason") or "",
-                ]
-            )
-        headers = ["rank", "player", "status", "rating", "95% interval", "score (0-100)",
-                   "95% interval", "Elo", "95% interval", "reason"]  # fmt: skip
-        parts.append(table(headers, rows, class_="anchored"))
-    elif scales is not None:
-        parts.append(note("The anchored scales table is empty."))
+                ],
+                "reason": r.get("reason") or "",
+            }
+            for r in scales.to_dict("records")
+        ]
     if episodes is not None and not episodes.empty:
         change = episodes[episodes["quantity"] == "change"]
-        parts.append(tag("h3", "Adaptation over multi-hand episodes", id="episodes"))
-        parts.append(
-            tag(
-                "p",
-                "Each player plays episodes of consecutive hands, the earlier hands visible, "
-                "against a fixed exploitable bot, each episode mirrored with the seats "
-                "swapped. Change: the fitted margin (chips per hand) of the last hand minus "
-                "the first; above zero means the player learned to exploit its opponent. "
-                "Intervals: 95% bootstrap over episode pairs.",
-            )
-        )
-        rows = [
-            [
-                r["game"],
-                tag("strong", r["player"]),
-                r["opponent"],
-                (fmt(r["estimate"], 2, signed=True), {"class_": "num"}),
-                _interval(r["ci_low"], r["ci_high"], 2),
-                (fmt(r["episode_pairs"]), {"class_": "num"}),
-            ]
+        episode_rows = [
+            {
+                "game": r["game"],
+                "player": r["player"],
+                "opponent": r["opponent"],
+                "numbers": [
+                    fmt(r["estimate"], 2, signed=True),
+                    _interval(r["ci_low"], r["ci_high"], 2),
+                    fmt(r["episode_pairs"]),
+                ],
+            }
             for r in change.to_dict("records")
         ]
-        headers = ["game", "player", "opponent", "change", "95% interval", "episode pairs"]
-        parts.append(table(headers, rows, class_="episodes"))
     if programs is not None and not programs.empty:
-        parts.append(tag("h3", "Program track", id="program-track"))
-        parts.append(
-            tag(
-                "p",
-                "Authors scored by the strategy programs they write, 0-100 against the same "
-                "field. A failed submission scores 0; a program refused only by the speed "
-                "check, or an attempt without a reply, counts in no score (GameBench 2).",
-            )
-        )
-        rows = [
-            [
-                fmt(_cell(r.get("rank"))),
-                tag("strong", r["author"]),
-                r["game"],
-                (fmt(r["authoring_runs"]), {"class_": "num"}),
-                (fmt(r["admitted"]), {"class_": "num"}),
-                (fmt(r["failed"]), {"class_": "num"}),
-                (fmt(r["repair_turns"]), {"class_": "num"}),
-                (fmt(r["score"], 1), {"class_": "num"}),
-                _interval(r["ci_low"], r["ci_high"]),
-                r.get("reason") or "",
-            ]
+        program_rows = [
+            {
+                "rank": fmt(_cell(r.get("rank"))),
+                "author": r["author"],
+                "game": r["game"],
+                "numbers": [
+                    fmt(r["authoring_runs"]),
+                    fmt(r["admitted"]),
+                    fmt(r["failed"]),
+                    fmt(r["repair_turns"]),
+                    fmt(r["score"], 1),
+                    _interval(r["ci_low"], r["ci_high"]),
+                ],
+                "reason": r.get("reason") or "",
+            }
             for r in programs.to_dict("records")
         ]
-        headers = ["rank", "author", "game", "runs", "admitted", "failed", "repairs",
-                   "score (0-100)", "95% interval", "reason"]  # fmt: skip
-        parts.append(table(headers, rows, class_="program-track"))
-    return join(parts)
+    return render(
+        "index_anchored.html.j2",
+        field=field,
+        scales=scale_rows,
+        scales_empty=scales is not None and scales.empty,
+        episodes=episode_rows,
+        programs=program_rows,
+    )
+
+
+@dataclass(frozen=True)
+class PerGameSource:
+    """Where the per-game strengths come from: ``table`` (``per_game_alpha``), ``margins`` (each
+    model's mean margin, computed from the match table), ``missing`` (no table and no matches)
+    or ``unreadable`` (the match table gives no per-game table: ``error`` says why)."""
+
+    kind: str
+    error: str | None = None
 
 
 def _per_game_frame(
     tables: Mapping[str, pd.DataFrame],
-) -> tuple[pd.DataFrame | None, Markup | None]:
-    """Per-game strengths (rows: game_seed, columns: models) and a note on where they came from."""
+) -> tuple[pd.DataFrame | None, PerGameSource]:
+    """Per-game strengths (rows: game_seed, columns: models) and where they came from."""
     frame = tables.get("per_game_alpha")
     if frame is not None and not frame.empty:
         frame = frame.copy()
@@ -724,37 +693,18 @@ def _per_game_frame(
         elif key is not None:
             frame = frame.set_index(key)
         numeric = frame.select_dtypes("number")
-        return numeric, None
+        return numeric, PerGameSource("table")
     _, matches = match_table(tables)
     if matches is None:
-        return None, _missing("per_game_alpha", "table of per-game strengths")
+        return None, PerGameSource("missing")
     from engines.stats.pergame import per_game_mean_margin
     from engines.stats.runs import run_table
 
     try:
         margins = per_game_mean_margin(run_table(matches))
     except (ValueError, KeyError) as exc:
-        return None, note(
-            "This release has no ",
-            code("tables/per_game_alpha.parquet"),
-            " and its matches give no per-game table: ",
-            str(exc),
-        )
-    return margins, note(
-        "This release has no ",
-        code("tables/per_game_alpha.parquet"),
-        "; shown instead: each model's mean chip margin per deal on each game (Table 11), "
-        "computed by this report from the complete runs of the match table. It is not the "
-        "fitted strength.",
-    )
-
-
-SATURATION_HEADERS = ("edition", "entrants", "tiers", "rating spread", "games swept by the top",
-                      "next edition", "why")  # fmt: skip
-
-
-SATURATION_HEADERS = ("edition", "entrants", "tiers", "rating spread", "games swept by the top",
-                      "next edition", "why")  # fmt: skip
+        return None, PerGameSource("unreadable", str(exc))
+    return margins, PerGameSource("margins")
 
 
 def editions_section(
@@ -769,59 +719,47 @@ def editions_section(
     from engines.stats.editions import trend_table
 
     trend = trend_table(scores, "score")
-    editions = [int(e) for e in trend.columns]
-    parts: list[Any] = [
-        tag("h2", "Across editions", id="editions"),
-        tag(
-            "p",
-            "Each entrant's score against the reference field (0-100) in every edition of "
-            "this profile. Editions draw disjoint games; the field is the same in each, so "
-            "the scores share one scale.",
-        ),
-        table(
-            ["player", *[f"edition {e}" for e in editions]],
-            [
-                [tag("strong", str(model)), *[(fmt(v, 1), {"class_": "num"}) for v in row]]
-                for model, row in trend.iterrows()
-            ],
-            class_="editions",
-        ),
+    rows = [
+        {"model": str(model), "scores": [fmt(v, 1) for v in row]} for model, row in trend.iterrows()
     ]
+    figure = None
     path = "plots/edition_trend.png"
     if path in images:
         shown.add(path)
-        parts.append(figure(path, "Anchored scores by edition"))
+        figure = _figure(path, "Anchored scores by edition")
+    watch_rows = None
     if watch is not None and not watch.empty:
-        rows = [
-            [
-                str(int(r["edition"])),
-                str(int(r["players"])),
-                str(int(r["tiers"])),
-                (fmt(r["spread"], 2), {"class_": "num"}),
-                f"{int(r['swept_games'])} of {int(r['games'])}",
-                str(r["action"]),
-                str(r["reasons"]) or "separates the field",
-            ]
+        watch_rows = [
+            {
+                "edition": str(int(r["edition"])),
+                "players": str(int(r["players"])),
+                "tiers": str(int(r["tiers"])),
+                "spread": fmt(r["spread"], 2),
+                "swept": f"{int(r['swept_games'])} of {int(r['games'])}",
+                "action": str(r["action"]),
+                "why": str(r["reasons"]) or "separates the field",
+            }
             for r in watch.sort_values("edition").to_dict("records")
         ]
-        parts += [
-            tag("h3", "Saturation watch"),
-            table(SATURATION_HEADERS, rows, class_="saturation"),
-        ]
-    return join(parts)
+    return render(
+        "index_editions.html.j2",
+        editions=[f"edition {int(e)}" for e in trend.columns],
+        rows=rows,
+        figure=figure,
+        watch=watch_rows,
+    )
 
 
 def per_game_section(
     frame: pd.DataFrame | None,
-    remark: Markup | None,
+    source: PerGameSource,
     tables: Mapping[str, pd.DataFrame],
     images: Mapping[str, bytes],
     games: Sequence[GameEntry],
     shown: set[str],
 ) -> Markup:
-    parts: list[Any] = [tag("h2", "Per-game strengths", id="per-game")]
-    if remark is not None:
-        parts.append(remark)
+    models: list[str] = []
+    rows = None
     if frame is not None and not frame.empty:
         board = tables.get("leaderboards")
         models = [str(c) for c in frame.columns]
@@ -839,23 +777,26 @@ def per_game_section(
         rows = []
         for key, values in frame.iterrows():
             game = _game_for_key(key, by_seed, by_token)
-            label = link(game.page, game.label) if game is not None else str(key)
-            cells: list[Any] = [label]
-            for model in models:
-                value = values[model]
-                cells.append((fmt(value, 2, signed=True), {"class_": heat_class(value, limit)}))
-            rows.append(cells)
-        parts.append(
-            tag("p", "Chips per game; each row sums to zero over the models who played it.")
-            if remark is None
-            else Markup("")
-        )
-        parts.append(tag("div", table(["game", *models], rows, class_="heat"), class_="scroll"))
-    plot = _image(images, ("per", "game", "heatmap"))
-    if plot is not None:
-        shown.add(plot)
-        parts.append(figure(plot, "Per-game strengths"))
-    return join(parts)
+            cells = [
+                {"value": fmt(values[m], 2, signed=True), "heat": heat_class(values[m], limit)}
+                for m in models
+            ]
+            rows.append(
+                {
+                    "page": game.page if game is not None else None,
+                    "label": game.label if game is not None else str(key),
+                    "cells": cells,
+                }
+            )
+    figure = _plot(images, ("per", "game", "heatmap"), "Per-game strengths", shown)
+    return render(
+        "index_per_game.html.j2",
+        source=source.kind,
+        error=source.error,
+        models=models,
+        rows=rows,
+        figure=figure,
+    )
 
 
 def _game_for_key(
@@ -872,22 +813,11 @@ def _game_for_key(
 def profiles_section(
     tables: Mapping[str, pd.DataFrame], images: Mapping[str, bytes], shown: set[str]
 ) -> Markup:
-    parts: list[Any] = [tag("h2", "Capability profiles", id="profiles")]
     profiles = tables.get("capability_profiles")
     needed = {"model", "term", "coef"}
-    if profiles is None or not needed <= set(profiles.columns):
-        parts.append(_missing("capability_profiles", "capability profile"))
-    else:
-        parts.append(
-            tag(
-                "p",
-                "Each model's slope on each z-scored axis (chips per game per standard "
-                "deviation of the axis) with its bootstrap interval; ",
-                tag("strong", "bold*"),
-                " marks a slope significant after Benjamini-Hochberg correction (q in the "
-                "cell's tooltip).",
-            )
-        )
+    terms: list[str] = []
+    rows = None
+    if profiles is not None and needed <= set(profiles.columns):
         terms = [str(t) for t in dict.fromkeys(profiles["term"])]
         terms = [t for t in ("intercept", *AXES) if t in terms] + [
             t for t in terms if t != "intercept" and t not in AXES
@@ -900,31 +830,37 @@ def profiles_section(
         cells = {(str(r["model"]), str(r["term"])): r for r in profiles.to_dict("records")}
         slopes = [r["coef"] for (m, t), r in cells.items() if t != "intercept"]
         limit = _limit(slopes)
-        rows = []
-        for model in models:
-            row: list[Any] = [tag("strong", model)]
-            for term in terms:
-                r = cells.get((model, term))
-                if r is None:
-                    row.append("–")
-                    continue
-                text = fmt(r["coef"], 2, signed=True)
-                significant = bool(r.get("significant")) and term != "intercept"
-                content = [tag("strong", text + "*") if significant else esc(text)]
-                if "ci_low" in r and "ci_high" in r:
-                    low, high = fmt(r["ci_low"], 2, signed=True), fmt(r["ci_high"], 2, signed=True)
-                    content.append(tag("span", f"[{low}, {high}]", class_="interval"))
-                tip = f"q = {fmt(r.get('q_value'), 3)}, p = {fmt(r.get('p_value'), 3)}"
-                klass = heat_class(r["coef"], limit) if term != "intercept" else None
-                row.append((join(content), {"class_": klass, "title": tip}))
-            rows.append(row)
-        headers = ["model", *(AXIS_TITLES.get(t, t) for t in terms)]
-        parts.append(tag("div", table(headers, rows, class_="heat"), class_="scroll"))
-    plot = _image(images, ("profile", "heatmap"))
-    if plot is not None:
-        shown.add(plot)
-        parts.append(figure(plot, "Capability profiles"))
-    return join(parts)
+        rows = [
+            {
+                "model": model,
+                "cells": [_profile_cell(cells.get((model, t)), t, limit) for t in terms],
+            }
+            for model in models
+        ]
+    figure = _plot(images, ("profile", "heatmap"), "Capability profiles", shown)
+    return render(
+        "index_profiles.html.j2",
+        terms=[AXIS_TITLES.get(t, t) for t in terms],
+        rows=rows,
+        figure=figure,
+    )
+
+
+def _profile_cell(r: Mapping[str, Any] | None, term: str, limit: float) -> dict[str, Any] | None:
+    """One model's slope on one term: the slope, whether it is significant (never the
+    intercept), its interval, the tooltip (q, p) and the heat class; None without a row."""
+    if r is None:
+        return None
+    interval = None
+    if "ci_low" in r and "ci_high" in r:
+        interval = f"[{fmt(r['ci_low'], 2, signed=True)}, {fmt(r['ci_high'], 2, signed=True)}]"
+    return {
+        "slope": fmt(r["coef"], 2, signed=True),
+        "significant": bool(r.get("significant")) and term != "intercept",
+        "interval": interval,
+        "tip": f"q = {fmt(r.get('q_value'), 3)}, p = {fmt(r.get('p_value'), 3)}",
+        "heat": heat_class(r["coef"], limit) if term != "intercept" else None,
+    }
 
 
 def games_section(
@@ -933,117 +869,82 @@ def games_section(
     images: Mapping[str, bytes],
     shown: set[str],
 ) -> Markup:
-    parts: list[Any] = [tag("h2", "Games", id="games")]
     if not games:
-        parts.append(note("This release names no games."))
-        return join(parts)
+        return render("index_games.html.j2", axes=False, headers=[], rows=[], figure=None)
     source, axis_rows = _axis_rows(tables)
-    if source is None:
-        parts.append(
-            note(
-                "This release has neither ",
-                code("tables/benchmark_axes.parquet"),
-                " nor ",
-                code("tables/axis_scores.parquet"),
-                ", so the five axes of the games are not shown.",
-            )
-        )
     z_scored = any(f"z_{a}" in row for row in axis_rows.values() for a in AXES)
     _, matches = match_table(tables)
     played: dict[str, int] = {}
     if matches is not None and "game" in matches.columns:
         played = {str(k): int(v) for k, v in matches["game"].astype(str).value_counts().items()}
-    headers = ["game", "kind", "spec hash", "matches"]
-    headers += [AXIS_TITLES[a] + (" (z)" if z_scored else "") for a in AXES]
     rows = []
     for game in games:
         row = axis_rows.get(game.token, {})
-        cells: list[Any] = [
-            link(game.page, game.title),
-            game.kind,
-            code((game.spec_hash or "–")[:12]),
-            (fmt(played.get(game.token, 0)), {"class_": "num"}),
-        ]
-        for axis in AXES:
-            value = row.get(f"z_{axis}") if z_scored else row.get(axis)
-            cells.append((fmt(value, 2, signed=z_scored), {"class_": "num"}))
-        rows.append(cells)
-    parts.append(tag("div", table(headers, rows), class_="scroll"))
-    plot = _image(images, ("benchmark", "axes"))
-    if plot is not None:
-        shown.add(plot)
-        parts.append(figure(plot, "The benchmark on two axes"))
-    return join(parts)
+        rows.append(
+            {
+                "page": game.page,
+                "title": game.title,
+                "kind": game.kind,
+                "spec_hash": (game.spec_hash or "–")[:12],
+                "matches": fmt(played.get(game.token, 0)),
+                "axes": [
+                    fmt(row.get(f"z_{axis}") if z_scored else row.get(axis), 2, signed=z_scored)
+                    for axis in AXES
+                ],
+            }
+        )
+    headers = ["game", "kind", "spec hash", "matches"]
+    headers += [AXIS_TITLES[a] + (" (z)" if z_scored else "") for a in AXES]
+    figure = _plot(images, ("benchmark", "axes"), "The benchmark on two axes", shown)
+    return render(
+        "index_games.html.j2", axes=source is not None, headers=headers, rows=rows, figure=figure
+    )
 
 
 def integrity_section(integrity: Mapping[str, Any] | None) -> Markup:
-    parts: list[Any] = [tag("h2", "Integrity card", id="integrity")]
     if not integrity:
-        parts.append(note("No integrity card was given to this report."))
-        return join(parts)
-    gates: Mapping[str, Mapping[str, Any]] = integrity.get("gates") or {}
-    passed = sum(bool(g.get("passed")) for g in gates.values())
-    verdict = "every gate passed" if passed == len(gates) else "SOME GATES FAILED"
-    parts.append(
-        tag(
-            "p",
-            f"{passed} of {len(gates)} gates passed: {verdict}. From ",
-            link("../integrity.json", code("integrity.json")),
-            ".",
-            class_="verdict " + ("pass" if passed == len(gates) else "fail"),
-        )
-    )
-    rows = []
-    for name, gate in gates.items():
-        ok = bool(gate.get("passed"))
-        figures = json.dumps(gate.get("figures"), indent=2, sort_keys=True, default=str)
-        rows.append(
-            [
-                tag("strong", name),
-                ("passed" if ok else "FAILED", {"class_": "pass" if ok else "fail"}),
-                gate.get("message", ""),
-                tag("details", tag("summary", "figures"), tag("pre", figures)),
-            ]
-        )
-    parts.append(table(["gate", "verdict", "message", "figures"], rows, class_="gates"))
-    return join(parts)
+        return render("index_integrity.html.j2", gates=None, passed=0)
+    gates = [
+        {
+            "name": name,
+            "passed": bool(gate.get("passed")),
+            "message": gate.get("message", ""),
+            "figures": json.dumps(gate.get("figures"), indent=2, sort_keys=True, default=str),
+        }
+        for name, gate in (integrity.get("gates") or {}).items()
+    ]
+    passed = sum(gate["passed"] for gate in gates)
+    return render("index_integrity.html.j2", gates=gates, passed=passed)
 
 
 def files_section(manifest: Mapping[str, Any]) -> Markup:
-    parts: list[Any] = [tag("h2", "Files", id="files")]
-    files = [e for e in manifest.get("files") or [] if isinstance(e, Mapping)]
-    if not files:
-        parts.append(note("The manifest given to this report lists no files."))
-        return join(parts)
-    parts.append(
-        tag(
-            "p",
-            "Every file of the release with its size and SHA-256, as ",
-            link("../manifest.json", code("manifest.json")),
-            " lists them (the report's own files are listed there too).",
-        )
-    )
-    rows = []
-    for entry in sorted(files, key=lambda e: str(e.get("path"))):
+    entries = [e for e in manifest.get("files") or [] if isinstance(e, Mapping)]
+    files = []
+    for entry in sorted(entries, key=lambda e: str(e.get("path"))):
         path = str(entry.get("path"))
-        rows.append(
-            [
-                link(bundle_href(path), code(path)),
-                entry.get("role", ""),
-                (fmt(entry.get("rows")) if "rows" in entry else "", {"class_": "num"}),
-                (f"{int(entry.get('bytes', 0)):,}", {"class_": "num"}),
-                code(str(entry.get("sha256", ""))[:16]),
-            ]
+        files.append(
+            {
+                "path": path,
+                "href": bundle_href(path),
+                "role": entry.get("role", ""),
+                "rows": fmt(entry.get("rows")) if "rows" in entry else "",
+                "bytes": f"{int(entry.get('bytes', 0)):,}",
+                "sha256": str(entry.get("sha256", ""))[:16],
+            }
         )
-    parts.append(table(["file", "role", "rows", "bytes", "sha256 (first 16)"], rows))
-    return join(parts)
+    return render("index_files.html.j2", files=files)
 
 
 def figures_section(images: Mapping[str, bytes], shown: set[str]) -> Markup:
     rest = [p for p in sorted(images) if p not in shown and p.lower().endswith(".png")]
     if not rest:
         return Markup("")
-    return join([tag("h2", "Other figures", id="figures"), *(figure(p, p) for p in rest)])
+    return render("index_figures.html.j2", figures=[_figure(p, p) for p in rest])
+
+
+SUMMARY_TABLES = ("leaderboards", "per_game_alpha", "capability_profiles", MOVES_TABLE,
+                  "benchmark_axes")  # fmt: skip
+"""The tables whose absence the summary names."""
 
 
 def summary_section(
@@ -1053,61 +954,27 @@ def summary_section(
     results = manifest.get("results") or {}
     gates = (integrity or {}).get("gates") or {}
     passed = sum(bool(g.get("passed")) for g in gates.values())
-    rows = [
-        ["release id", code(manifest.get("release_id") or "–")],
-        ["profile", profile.get("name", "–") if isinstance(profile, Mapping) else profile],
-        *(
-            [["edition", label]]
-            if isinstance(profile, Mapping) and (label := edition_label(profile))
-            else []
-        ),
-        ["engine version", manifest.get("engine_version") or "–"],
-        ["code version", code(manifest.get("code_version") or "–")],
-        ["gates", f"{passed} of {len(gates)} passed" if gates else "–"],
-    ]
+    matches = None
     if results:
-        rows.append(
-            [
-                "matches",
-                f"{results.get('counted_matches', 0)} counted, "
-                f"{results.get('superseded_matches', 0)} superseded by replays",
-            ]
+        matches = (
+            f"{results.get('counted_matches', 0)} counted, "
+            f"{results.get('superseded_matches', 0)} superseded by replays"
         )
-    absent = [
-        name
-        for name in (
-            "leaderboards",
-            "per_game_alpha",
-            "capability_profiles",
-            MOVES_TABLE,
-            "benchmark_axes",
-        )
-        if name not in tables_present
-    ]
-    parts: list[Any] = [
-        tag(
-            "p",
-            "GENSTRAT is a renewable benchmark of strategic reasoning: procedurally generated "
-            "two-player zero-sum card games with hidden information, played in paired deals. "
-            "This report shows one release; open the ",
-            link("viewer.html", "match viewer"),
-            " to replay recorded deals move by move.",
-        ),
-        tag("table", tag("tbody", *(tag("tr", tag("th", k), tag("td", v)) for k, v in rows))),
-    ]
-    if absent:
-        parts.append(
-            note(
-                "Not in this release: ",
-                join((code(f"tables/{n}.parquet") for n in absent), ", "),
-                ". The sections that need them say so.",
-            )
-        )
-    return join(parts)
+    return render(
+        "index_summary.html.j2",
+        release_id=manifest.get("release_id") or "–",
+        profile=profile.get("name", "–") if isinstance(profile, Mapping) else profile,
+        edition=edition_label(profile) if isinstance(profile, Mapping) else None,
+        engine_version=manifest.get("engine_version") or "–",
+        code_version=manifest.get("code_version") or "–",
+        gates=f"{passed} of {len(gates)} passed" if gates else "–",
+        matches=matches,
+        absent=[name for name in SUMMARY_TABLES if name not in tables_present],
+    )
 
 
 # ---------------------------------------------------------------------------------------------
-# Game pages.
+# Game pages (``templates/game.html.j2``).
 
 
 def game_page(
@@ -1116,80 +983,52 @@ def game_page(
     per_game: pd.DataFrame | None,
     played: int,
 ) -> Markup:
-    parts: list[Any] = []
-    facts: list[tuple[str, Any]] = [
-        ("kind", game.kind),
-        ("match token", code(game.token)),
-        ("generator seed", game.seed if game.seed is not None else "–"),
-        ("spec hash", code(game.spec_hash or "–")),
-        ("recorded matches", played),
-    ]
-    parts.append(
-        tag("table", tag("tbody", *(tag("tr", tag("th", k), tag("td", v)) for k, v in facts)))
-    )
-    if played:
-        parts.append(
-            tag("p", link(f"viewer.html#game={quote(game.token, safe='')}", "Replay its deals"))
-        )
-    parts.append(tag("h2", "The five axes", id="axes"))
     source, axis_rows = _axis_rows(tables)
     row = axis_rows.get(game.token)
-    if row is None:
-        where = (
-            "this release has no axis table"
-            if source is None
-            else f"tables/{source}.parquet has no row for it"
-        )
-        parts.append(note(f"No axis scores for this game: {where}."))
-    else:
-        rows = []
-        for axis in AXES:
-            cells: list[Any] = [AXIS_TITLES[axis], (fmt(row.get(axis), 3), {"class_": "num"})]
-            cells.append((fmt(row.get(f"se_{axis}"), 3), {"class_": "num"}))
-            cells.append((fmt(row.get(f"z_{axis}"), 2, signed=True), {"class_": "num"}))
-            for seat in SEATS:
-                value = row.get(f"{seat}_{axis}") if axis in SEAT_AXES else None
-                cells.append((fmt(value, 3), {"class_": "num"}))
-            rows.append(cells)
-        headers = ["axis", "value", "std. error", "z (over the games)", "as Alice", "as Bob"]
-        parts.append(table(headers, rows))
-        parts.append(note("From ", code(f"tables/{source}.parquet"), "."))
+    axes = None
+    if row is not None:
+        axes = [
+            {
+                "title": AXIS_TITLES[axis],
+                "numbers": [
+                    fmt(row.get(axis), 3),
+                    fmt(row.get(f"se_{axis}"), 3),
+                    fmt(row.get(f"z_{axis}"), 2, signed=True),
+                    *(
+                        fmt(row.get(f"{seat}_{axis}") if axis in SEAT_AXES else None, 3)
+                        for seat in SEATS
+                    ),
+                ],
+            }
+            for axis in AXES
+        ]
+    screening = None
     bench = tables.get("benchmark_games")
     if bench is not None and game.seed is not None and "seed" in bench.columns:
         match = bench.loc[bench["seed"] == game.seed]
         present = [a for a in SCREENING_AXES if a in bench.columns]
         if len(match) and present:
             first = match.iloc[0]
-            parts.append(tag("h2", "Screening axes"))
-            rows = [[a.replace("_", " "), (fmt(first[a], 3), {"class_": "num"})] for a in present]
-            parts.append(table(["screening axis", "value"], rows))
-            parts.append(
-                note("The six cheap axes the selection used (", code("benchmark_games"), ").")
-            )
+            screening = [(a.replace("_", " "), fmt(first[a], 3)) for a in present]
+    strengths = None
     if per_game is not None and game.game_seed is not None:
         keys = [k for k in per_game.index if _same_game(k, game)]
         if keys:
             values = per_game.loc[keys[0]]
-            rows = [[m, (fmt(v, 2, signed=True), {"class_": "num"})] for m, v in values.items()]
-            parts.append(tag("h2", "Strengths on this game"))
-            parts.append(table(["model", "chips/game"], rows))
-    parts.append(tag("h2", "Rulebook", id="rulebook"))
-    if game.rulebook is None:
-        parts.append(note("No rulebook for this game in this release."))
-    else:
-        if game.rulebook_path is not None:
-            parts.append(
-                tag(
-                    "p",
-                    "As the players read it (",
-                    link(bundle_href(game.rulebook_path), code(game.rulebook_path)),
-                    "):",
-                )
-            )
-        else:
-            parts.append(note("Rendered from the game's spec (the release has no rulebook file)."))
-        parts.append(tag("pre", game.rulebook, class_="rulebook"))
-    return join(parts)
+            strengths = [(m, fmt(v, 2, signed=True)) for m, v in values.items()]
+    return render(
+        "game.html.j2",
+        game=game,
+        seed=game.seed,
+        spec_hash=game.spec_hash or "–",
+        played=played,
+        replay=f"viewer.html#game={quote(game.token, safe='')}",
+        source=source,
+        axes=axes,
+        screening=screening,
+        strengths=strengths,
+        rulebook_href=bundle_href(game.rulebook_path) if game.rulebook_path else None,
+    )
 
 
 def _same_game(key: Any, game: GameEntry) -> bool:
@@ -1564,7 +1403,11 @@ def choose_runs(
 
 def script_json(value: Any) -> Markup:
     """JSON safe inside ``<script type="application/json">``: ``<``, ``>``, ``&`` and the two
-    JavaScript line separators are ``\\uXXXX`` escapes, so no string can end the element."""
+    JavaScript line separators are ``\\uXXXX`` escapes, so no string can end the element.
+
+    Hand-written on purpose: Jinja2's ``tojson`` is as safe here but also writes every ``'`` as
+    ``\\u0027`` (and U+2028, U+2029 raw), which would change the bytes, and so the release id, of
+    every release whose replies hold an apostrophe (docs/NOTES.md, "The report's templates")."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     for char, escape in (
         ("<", "\\u003c"),
@@ -1582,34 +1425,30 @@ def viewer_data(
     games: Sequence[GameEntry],
     max_deals: int = MAX_DEALS,
     max_bytes: int = MAX_VIEWER_BYTES,
-) -> tuple[dict[str, Any], list[Markup]]:
-    """The viewer's JSON (the chosen deals, replayed) and the notes about what it holds."""
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The viewer's JSON (the chosen deals, replayed) and what its notes say about what it holds
+    (``templates/viewer_notes.html.j2``): the match table read (None: there is none), whether
+    there are move transcripts, how many deals are embedded of how many, within which bound."""
     name, matches = match_table(tables)
     moves = tables.get(MOVES_TABLE)
-    notes: list[Markup] = []
     data: dict[str, Any] = {"deals": [], "total": 0}
+    notes: dict[str, Any] = {
+        "table": name,
+        "moves": moves is not None and "match_id" in moves.columns,
+        "moves_table": MOVES_TABLE,
+        "transcripts": False,
+        "embedded": 0,
+        "total": 0,
+        "max_deals": max_deals,
+        "max_mb": f"{max_bytes / 1e6:.0f}",
+        "bounded": False,
+        "max_chars": f"{MAX_TEXT_CHARS:,}",
+    }
     if matches is None:
-        notes.append(
-            note(
-                "This release has no match table (",
-                code("tables/match_corpus.parquet"),
-                " or ",
-                code("tables/complete_pairs.parquet"),
-                "), so there are no deals to replay.",
-            )
-        )
         return data, notes
     data["total"] = len(matches)
-    if moves is None or "match_id" not in moves.columns:
-        notes.append(
-            note(
-                "This release has no move transcripts (",
-                code(f"tables/{MOVES_TABLE}.parquet"),
-                "): the viewer lists the deals and their results, without their moves.",
-            )
-        )
-        by_match: dict[str, list[dict[str, Any]]] = {}
-    else:
+    by_match: dict[str, list[dict[str, Any]]] = {}
+    if moves is not None and notes["moves"]:
         ordered = moves.sort_values(["match_id", "index"], kind="stable")
         by_match = {
             str(k): g.to_dict("records") for k, g in ordered.groupby("match_id", sort=False)
@@ -1640,35 +1479,21 @@ def viewer_data(
         data["deals"].extend(records)
         used += size
         embedded += len(records)
-    bound = f"at most {max_deals} deals and {max_bytes / 1e6:.0f} MB of JSON" + (
-        " (the size bound was reached)" if stopped_by_bytes else ""
+    notes.update(
+        transcripts=bool(by_match),
+        embedded=embedded,
+        total=len(matches),
+        bounded=stopped_by_bytes,
     )
-    text = [
-        f"{embedded} of the {len(matches)} recorded deals in ",
-        code(f"tables/{name}.parquet"),
-        " are embedded in this page: whole runs (both seat-swapped deals), taken round robin "
-        "so that every game comes before any game's second pairing and every pairing before "
-        f"any second run; {bound}.",
-    ]
-    if by_match:
-        text += [
-            f" Replies longer than {MAX_TEXT_CHARS:,} characters are cut; every deal and the "
-            "full texts are in ",
-            code(f"tables/{MOVES_TABLE}.parquet"),
-            ". The seats' views are recomputed with the game engine from the spec and the "
-            "play seed; the legal actions, actions, fallbacks and replies are the transcript's.",
-        ]
-    notes.append(tag("p", *text, class_="note"))
     return data, notes
 
 
-def viewer_page(data: Mapping[str, Any], notes: Sequence[Markup]) -> Markup:
-    """The match viewer's body (``templates/viewer.html.j2``): the pickers, the stepper, the two
-    seats' views and the deals as JSON (:func:`script_json`)."""
-    body = TEMPLATES.get_template("viewer.html.j2").render(
-        notes=notes, data_json=script_json(data), total=str(data.get("total", 0))
+def viewer_page(data: Mapping[str, Any], notes: Mapping[str, Any]) -> Markup:
+    """The match viewer's body (``templates/viewer.html.j2``): its notes, the pickers, the
+    stepper, the two seats' views and the deals as JSON (:func:`script_json`)."""
+    return render(
+        "viewer.html.j2", notes=notes, data_json=script_json(data), total=str(data.get("total", 0))
     )
-    return Markup(body)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1697,8 +1522,8 @@ def render_report(
     games = game_catalogue(tables, texts)
     shown: set[str] = set()
     present = {name for name, frame in tables.items() if frame is not None}
-    per_game, per_game_note = _per_game_frame(tables)
-    index = join(
+    per_game, per_game_source = _per_game_frame(tables)
+    index = Markup("").join(
         [
             summary_section(manifest, integrity, present),
             leaderboard_section(tables, images, shown),
@@ -1706,7 +1531,7 @@ def render_report(
             cost_section(tables, images, shown),
             anchored_section(tables),
             editions_section(tables, images, shown),
-            per_game_section(per_game, per_game_note, tables, images, games, shown),
+            per_game_section(per_game, per_game_source, tables, images, games, shown),
             profiles_section(tables, images, shown),
             games_section(tables, games, images, shown),
             figures_section(images, shown),

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -467,7 +468,7 @@ def test_the_viewer_stops_at_a_move_the_match_ended_on_unanswered() -> None:
     spec = presets.kuhn()
     state = new_deal(spec, 7)
     first = state.legal_actions()[0]
-    moves = [
+    moves: list[dict[str, Any]] = [
         {"seat": "alice", "action": first, "legal_actions": list(state.legal_actions())},
         {"seat": "bob", "action": None, "legal_actions": None},
     ]
