@@ -15,10 +15,16 @@ rethink.  A decision:
 Token counts, latency and cost are summed over the calls of the move; ``calls`` counts the
 requests that reached the provider, retries included, and a reply read back from the response
 cache counts the requests that first obtained it (so a resumed tournament records what an
-uninterrupted one does).  A non-retryable error (bad key, unknown model, bad request), an
-offline cache miss, a spent budget or an unavailable endpoint (the transport's circuit breaker)
-stops the player (``PlayerStopped``); exhausted retries fail the move (``MoveNotObtained``, a
-``MoveFailed``), and the harness ends the match with status ``timeout`` or ``error``.  A move
+uninterrupted one does).  Requests that got no reply are kept too: a failed call is cached as
+its failure with its requests, and when a live run asks the call again (``--retry-failed``, or
+the match of a player the circuit breaker stopped, played on a later run), the new entry and
+the move count the earlier requests with the new ones, so the corpus counts every request the
+provider saw for the call (capped at the cache's ``MAX_CALLS``).  A non-retryable error (bad
+key, unknown model, bad request), an offline cache miss, a spent budget or an unavailable
+endpoint (the transport's circuit breaker) stops the player (``PlayerStopped``; a stop by a
+reply or by the breaker is cached as a ``stopped`` failure, which an offline rebuild replays as
+the same stop); exhausted retries fail the move (``MoveNotObtained``, a ``MoveFailed``), and
+the harness ends the match with status ``timeout`` or ``error``.  A move
 that fails or forfeits (``MoveForfeited``) carries what its requests took (``Unfinished``), so
 the harness records them too (``arena.tournament.runner``).
 
@@ -42,9 +48,16 @@ import hashlib
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Literal, Protocol
 
-from arena.llm.cache import CachedReply, CacheMiss, ResponseCache, UnusableEntry, request_key
+from arena.llm.cache import (
+    MAX_CALLS,
+    CachedReply,
+    CacheMiss,
+    ResponseCache,
+    UnusableEntry,
+    request_key,
+)
 from arena.llm.providers import (
     MAX_TEXT_CHARS,
     ChatReply,
@@ -84,6 +97,9 @@ from engines.openspiel.text import conservative_move, rules_text
 # A cached call that failed (retries exhausted, malformed reply) is stored under this key, so
 # an offline rebuild reproduces the failed match; a live run ignores it and asks again.
 FAILURE_KEY = "__genstrat_failed_call__"
+# The kind of a cached failure that stopped the player (a non-retryable reply, the circuit
+# breaker): a live run asks again, an offline one stops the player with its message.
+STOPPED: Final = "stopped"
 # Output tokens assumed for a request that sets no output limit (budgets' worst case).
 DEFAULT_OUTPUT_BOUND = 4096
 OUTPUT_LIMIT_FIELDS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
@@ -240,6 +256,7 @@ class LLMPlayer:
         )
         key = request_key(self.provider.kind, request.url, request.body, call_id)
         found = self._cached(key, call_id)
+        earlier = 0  # requests of this call in an earlier run that got no reply
         if found is not None:
             cached, reply, failure = found
             if reply is not None:
@@ -248,7 +265,10 @@ class LLMPlayer:
                 return reply, cached.latency_s, cached.calls, True
             if self.cache.offline and failure is not None:  # a rebuild replays the failure
                 kind, message = failure
+                if kind == STOPPED:  # the run that made it stopped the player here
+                    raise self.stop_with(message)
                 raise CallFailed(kind, message, cached.calls, cached.latency_s, True)
+            earlier = cached.calls  # a live run asks again; the count carries them
         if self.cache.offline or self.transport is None:
             raise self.stop(str(CacheMiss(f"no cached reply for call {call_id} (offline)")))
         secrets = (self.api_key,) if self.api_key else ()
@@ -261,33 +281,47 @@ class LLMPlayer:
                 raise self.stop_with(refusal)
         spent = 0.0
         try:
-            reply, response = await self._send(request, headers, secrets, key)
+            reply, response, calls = await self._send(request, headers, secrets, key, earlier)
             spent = self.reply_cost(reply)
         finally:
             if self.budget is not None:
                 self.budget.settle(self.name, reserved, spent)
-        return reply, response.latency_s, response.requests, False
+        return reply, response.latency_s, calls, False
 
     async def _send(
-        self, request: ChatRequest, headers: dict[str, str], secrets: tuple[str, ...], key: str
-    ) -> tuple[ChatReply, Response]:
-        """Send a request that missed the cache; cache its reply (or its failure)."""
+        self,
+        request: ChatRequest,
+        headers: dict[str, str],
+        secrets: tuple[str, ...],
+        key: str,
+        earlier: int = 0,
+    ) -> tuple[ChatReply, Response, int]:
+        """Send a request that missed the cache; cache its reply (or its failure) with the
+        requests it took, ``earlier`` ones of the same call included; (reply, response,
+        requests)."""
         assert self.transport is not None
         try:
             response = await self.transport.post_json(request.url, request.body, headers, secrets)
         except NonRetryableError as exc:
-            raise self.stop(str(exc)) from None
+            stop = self.stop(str(exc))
+            self._cache_failure(key, STOPPED, str(stop), exc.latency_s, earlier + exc.requests)
+            raise stop from None
         except EndpointUnavailable as exc:
-            raise self.stop(redact(f"{UNAVAILABLE}: {exc}", secrets)) from None
+            stop = self.stop(redact(f"{UNAVAILABLE}: {exc}", secrets))
+            if exc.requests or earlier:
+                self._cache_failure(key, STOPPED, str(stop), exc.latency_s, earlier + exc.requests)
+            raise stop from None
         except RetriesExhausted as exc:
             message = f"player {self.name!r}: {exc}"
-            self._cache_failure(key, exc.kind, message, exc.latency_s, exc.requests)
-            raise CallFailed(exc.kind, message, exc.requests, exc.latency_s, False) from None
+            calls = earlier + exc.requests
+            self._cache_failure(key, exc.kind, message, exc.latency_s, calls)
+            raise CallFailed(exc.kind, message, calls, exc.latency_s, False) from None
         except ReplyRejected as exc:  # a reply past the bounds: an error of this request
             message = f"player {self.name!r}: {exc}"
-            self._cache_failure(key, "error", message, exc.latency_s, exc.requests)
-            raise CallFailed("error", message, exc.requests, exc.latency_s, False) from None
-        calls = response.requests
+            calls = earlier + exc.requests
+            self._cache_failure(key, "error", message, exc.latency_s, calls)
+            raise CallFailed("error", message, calls, exc.latency_s, False) from None
+        calls = min(earlier + response.requests, MAX_CALLS)
         body = response.body
         if secrets:
             body = _redact_json(body, secrets)
@@ -298,12 +332,13 @@ class LLMPlayer:
             self._cache_failure(key, "error", message, response.latency_s, calls)
             raise CallFailed("error", message, calls, response.latency_s, False) from None
         self.cache.put(key, self.provider.kind, self.model, body, response.latency_s, calls)
-        return reply, response
+        return reply, response, calls
 
     def _cache_failure(
         self, key: str, kind: str, message: str, latency_s: float, calls: int
     ) -> None:
         failure = {FAILURE_KEY: {"kind": kind, "message": message}}
+        calls = min(calls, MAX_CALLS)
         self.cache.put(key, self.provider.kind, self.model, failure, latency_s, calls)
 
     def reply_cost(self, reply: ChatReply) -> float:
@@ -316,7 +351,10 @@ class LLMPlayer:
 
     def _cached(
         self, key: str, call_id: str
-    ) -> tuple[CachedReply, ChatReply | None, tuple[FailureStatus, str] | None] | None:
+    ) -> (
+        tuple[CachedReply, ChatReply | None, tuple[FailureStatus | Literal["stopped"], str] | None]
+        | None
+    ):
         """The cache's entry for ``key``: (entry, its reply or None, its recorded failure or
         None); None when there is none, or (a live run) when it is unusable: it is asked
         again.  Offline, an unusable entry stops the player with one line."""
@@ -439,11 +477,11 @@ class LLMPlayer:
         )
 
 
-def _recorded_failure(failure: Any, call_id: str) -> tuple[FailureStatus, str]:
+def _recorded_failure(failure: Any, call_id: str) -> tuple[FailureStatus | Literal["stopped"], str]:
     """A failure the cache recorded for a call (``UnusableEntry`` when it is not one)."""
     if isinstance(failure, dict):
         kind, message = failure.get("kind"), failure.get("message")
-        if kind in ("timeout", "error") and isinstance(message, str):
+        if kind in ("timeout", "error", STOPPED) and isinstance(message, str):
             return kind, bounded_text(message, MAX_TEXT_CHARS)
     raise UnusableEntry(f"the cached failure of call {call_id} is unusable: not a failure")
 

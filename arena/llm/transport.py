@@ -31,10 +31,10 @@ Either way the request is given up (``RetriesExhausted``) and counts toward the 
 
 A retried attempt carries its number in the ``x-retry-count`` header (``RETRY_HEADER``).
 
-Counting: ``Response.requests`` and ``RetriesExhausted.requests`` count the attempts that reached
-the provider (every attempt but those whose connection could not be opened), so the corpus's
-``calls`` equal what the provider saw; ``RetriesExhausted.latency_s`` is the time the attempts
-took.
+Counting: ``Response.requests`` and the ``requests`` of ``RetriesExhausted``,
+``NonRetryableError`` and ``EndpointUnavailable`` count the attempts that reached the provider
+(every attempt but those whose connection could not be opened), so the corpus's ``calls`` equal
+what the provider saw; their ``latency_s`` is the time the attempts took.
 
 A ``CircuitBreaker`` (one per player, ``arena.tournament.lineup``) counts consecutive failures:
 each attempt whose connection failed (refused, reset, closed mid-reply, timed out), and each
@@ -74,11 +74,16 @@ class TransportError(Exception):
 
 
 class NonRetryableError(TransportError):
-    """The provider refused the request in a way retrying cannot fix (400, 401, 404, ...)."""
+    """The provider refused the request in a way retrying cannot fix (400, 401, 404, ...):
+    ``requests`` made (the refused one included), in ``latency_s``."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(
+        self, status: int, message: str, requests: int = 1, latency_s: float = 0.0
+    ) -> None:
         super().__init__(message)
         self.status = status
+        self.requests = requests
+        self.latency_s = latency_s
 
 
 class RetriesExhausted(TransportError):
@@ -101,7 +106,13 @@ class RetriesExhausted(TransportError):
 
 
 class EndpointUnavailable(TransportError):
-    """The player's circuit breaker is open: too many consecutive connection failures."""
+    """The player's circuit breaker is open: too many consecutive connection failures.
+    ``requests`` of this request had reached the provider before, in ``latency_s``."""
+
+    def __init__(self, message: str, requests: int = 0, latency_s: float = 0.0) -> None:
+        super().__init__(message)
+        self.requests = requests
+        self.latency_s = latency_s
 
 
 class ReplyRejected(TransportError):
@@ -331,7 +342,7 @@ class Transport:
                 deadline = self.gate.clock() + self.max_request_s
             if breaker is not None and breaker.reason is not None:
                 self.gate.release(slot)
-                raise EndpointUnavailable(breaker.reason)
+                raise EndpointUnavailable(breaker.reason, sent, spent)
             client = self.clients[slot // self.slots_per_client]
             limit = min(self.timeout_s, deadline - self.gate.clock())
             answered = False
@@ -384,7 +395,7 @@ class Transport:
                 return Failed(f"HTTP {status} with a body that is not JSON")
             detail = _detail(content, reason, secrets)
             if not status_retryable:
-                raise NonRetryableError(status, f"HTTP {status}: {detail}")
+                raise NonRetryableError(status, f"HTTP {status}: {detail}", sent, spent)
             answered = True
             asked = retry_after_seconds(reply_headers.get("retry-after"))
             if asked is not None and status == 429:
@@ -397,7 +408,7 @@ class Transport:
         out_of_time = False
         while True:
             if breaker is not None and breaker.reason is not None:
-                raise EndpointUnavailable(breaker.reason)
+                raise EndpointUnavailable(breaker.reason, sent, spent)
             outcome = await attempt(retrying.attempts - 1)
             if isinstance(outcome, Response):
                 return outcome
@@ -435,7 +446,7 @@ class Transport:
             # given up on a retryable status (429, 5xx): one failure of the endpoint
             breaker.failed(url, message, connection=False)
         if breaker is not None and breaker.reason is not None:
-            raise EndpointUnavailable(breaker.reason)
+            raise EndpointUnavailable(breaker.reason, sent, spent)
         timed_out = failure.timed_out or out_of_time
         kind: Literal["timeout", "error"] = "timeout" if timed_out else "error"
         raise RetriesExhausted(kind, message, attempts, sent, spent)

@@ -46,8 +46,10 @@ A match's chance is explicit: cards come from ``play_seed``; each seat's agent a
 draw from a generator seeded by (play seed, deal, seat).  A player that stops (``PlayerStopped``:
 a rejected key, an unknown model, an offline cache miss) is taken out: its match in flight and
 its remaining matches are not played and not recorded (so the same command plays them once the
-cause is fixed), and the summary names it.  A move whose retries are exhausted ends its match
-with status ``timeout`` or ``error``; so does an exception inside an agent.  Such matches are
+cause is fixed; the requests its move in flight had made are cached with their call and counted
+in the move when that match is played), and the summary names it.  A move whose retries are
+exhausted ends its match with status ``timeout`` or ``error``; so does an exception inside an
+agent.  Such matches are
 recorded, and ``complete_pairs`` drops them.  A program that crashes or answers an illegal
 action forfeits its match (status ``forfeit``, a loss it keeps); a program's timeout is a
 ``timeout``.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from pathlib import Path
 
 import pandas as pd
@@ -155,3 +156,39 @@ def test_an_offline_rebuild_of_failed_and_forfeited_matches_counts_the_same(
     pd.testing.assert_frame_equal(usage(out), before)
     assert before["calls"].sum() == requests
     assert before["action"].isna().sum() == 6  # every match ended at a move of the model
+
+
+def test_requests_of_matches_the_circuit_breaker_dropped_are_counted_when_they_are_played(
+    tmp_path: Path,
+) -> None:
+    """The endpoint goes down after a few replies: the circuit breaker stops the player, and
+    the moves in flight then had requests that reached the server but got no reply (their
+    matches are not recorded, to be played later). They are cached as ``stopped`` failures
+    with their requests, so the run that plays those matches once the endpoint is back counts
+    them: the corpus then equals the server's count over both runs."""
+    ledger = Ledger()
+    down = True
+
+    def up_then_down(request: Request) -> Answer:
+        if down and request.number >= 12:
+            return Answer(500, b'{"error": {"message": "down"}}')
+        return ledger.reply(json.dumps({"action": legal_menu(request)[0]}), request)
+
+    out = tmp_path / "t"
+    games = resolve_games(["kuhn", "leduc"])
+    with ScriptedServer(up_then_down) as server:
+        first = run_tournament(roster(server.url), games, 8, out)
+        assert "unavailable" in first.stopped.get("llm", ""), first.stopped
+        assert first.recorded < first.scheduled
+        with sqlite3.connect(out / "cache.sqlite") as db:
+            stopped_calls = [
+                calls
+                for body, calls in db.execute("SELECT body, calls FROM replies")
+                if '"kind": "stopped"' in body
+            ]
+        # the request that opened the breaker had made its three attempts
+        assert stopped_calls and max(stopped_calls) == 3, stopped_calls
+        down = False
+        second = run_tournament(roster(server.url), games, 8, out)
+        assert second.recorded == second.scheduled and not second.stopped
+        assert_counted(out, second, server, ledger)
