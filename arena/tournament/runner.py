@@ -49,10 +49,9 @@ its remaining matches are not played and not recorded (so the same command plays
 cause is fixed; the requests its move in flight had made are cached with their call and counted
 in the move when that match is played), and the summary names it.  A move whose retries are
 exhausted ends its match with status ``timeout`` or ``error``; so does an exception inside an
-agent.  Such matches are
-recorded, and ``complete_pairs`` drops them.  A program that crashes or answers an illegal
-action forfeits its match (status ``forfeit``, a loss it keeps); a program's timeout is a
-``timeout``.
+agent.  Such matches are recorded, and ``complete_pairs`` drops them.  A program that crashes or
+answers an illegal action forfeits its match (status ``forfeit``, a loss it keeps); a program's
+timeout is a ``timeout``.
 """
 
 from __future__ import annotations
