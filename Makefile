@@ -186,7 +186,7 @@ pytest: install browser local-llm postgres stockfish nginx
 	  $(BIN)/pytest -q $(XDIST) $(LONGEST_FIRST) $(PYTEST_ARGS)
 
 pytest-fast: install
-	GENSTRAT_ENGINE=$(CHECK_ENGINE) $(BIN)/pytest -q -m "not slow and not compiled" $(XDIST) $(PYTEST_ARGS)
+	GENSTRAT_SUITE=check GENSTRAT_ENGINE=$(CHECK_ENGINE) $(BIN)/pytest -q -m "not slow and not compiled" $(XDIST) $(PYTEST_ARGS)
 
 # The UI and the daemon, as current Dagster runs a project ([tool.dg] in pyproject.toml).
 ui: install compiled
