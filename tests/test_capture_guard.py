@@ -27,21 +27,28 @@ def test_and_another():
 """
 
 
-@pytest.mark.parametrize("stream", ["stdout", "stderr"])
-@pytest.mark.parametrize("workers", [[], ["-n", "1"]], ids=["in-process", "xdist"])
-def test_the_test_that_closes_a_stream_fails_and_the_others_pass(
-    tmp_path: Path, stream: str, workers: list[str]
-) -> None:
-    (tmp_path / "test_planted.py").write_text(PLANTED.format(stream=stream))
+def run_planted(tmp_path: Path, suite: str, *options: str) -> subprocess.CompletedProcess[str]:
+    """A child pytest over ``suite`` (written as ``test_planted.py`` in ``tmp_path``)."""
+    (tmp_path / "test_planted.py").write_text(suite)
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "tests.capture_guard", *workers, "."],
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", *options, "."],
         cwd=tmp_path,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)},
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
+    )
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+@pytest.mark.parametrize("workers", [[], ["-n", "1"]], ids=["in-process", "xdist"])
+def test_the_test_that_closes_a_stream_fails_and_the_others_pass(
+    tmp_path: Path, stream: str, workers: list[str]
+) -> None:
+    done = run_planted(
+        tmp_path, PLANTED.format(stream=stream), "-p", "tests.capture_guard", *workers
     )
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
@@ -56,13 +63,12 @@ def test_the_test_that_closes_a_stream_fails_and_the_others_pass(
     assert f"sys.{stream}.close()" in out.split("was closed by:")[1], out
 
 
-def test_a_close_by_a_finaliser_names_the_line_that_made_the_wrapper(tmp_path: Path) -> None:
+def test_a_close_by_a_finaliser_shows_the_collection_that_ran_it(tmp_path: Path) -> None:
     """The close that hides: a text wrapper over ``sys.stderr.buffer`` made in one test and
     collected in a later one closes the capture there; the failure shows the finaliser's
     stack, whose caller is the garbage collection the later test triggered."""
     planted = (
         "import gc, io, sys\n"
-        "KEEP = []\n"
         "def test_makes_a_wrapper():\n"
         "    wrapper = io.TextIOWrapper(sys.stderr.buffer)\n"
         "    wrapper.loop = wrapper  # a cycle: only the collector frees it\n"
@@ -71,17 +77,7 @@ def test_a_close_by_a_finaliser_names_the_line_that_made_the_wrapper(tmp_path: P
         "def test_after():\n"
         "    print('still captured', file=sys.stderr)\n"
     )
-    (tmp_path / "test_planted.py").write_text(planted)
-    (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "tests.capture_guard", "."],
-        cwd=tmp_path,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_planted(tmp_path, planted, "-p", "tests.capture_guard")
     out = done.stdout
     assert "1 failed, 2 passed" in out, out + done.stderr
     assert "test_planted.py::test_collects_it (call): closed stderr" in out, out
@@ -90,15 +86,5 @@ def test_a_close_by_a_finaliser_names_the_line_that_made_the_wrapper(tmp_path: P
 
 def test_without_the_guard_the_planted_suite_cascades(tmp_path: Path) -> None:
     """What the guard is for (and a pytest upgrade that makes it moot shows here)."""
-    (tmp_path / "test_planted.py").write_text(PLANTED.format(stream="stdout"))
-    (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "."],
-        cwd=tmp_path,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_planted(tmp_path, PLANTED.format(stream="stdout"), "-p", "no:cacheprovider")
     assert "I/O operation on closed file" in done.stdout + done.stderr

@@ -100,6 +100,8 @@ FAILURE_KEY = "__genstrat_failed_call__"
 # The kind of a cached failure that stopped the player (a non-retryable reply, the circuit
 # breaker): a live run asks again, an offline one stops the player with its message.
 STOPPED: Final = "stopped"
+# A failure the cache recorded for a call: its kind and message.
+CachedFailure = tuple[FailureStatus | Literal["stopped"], str]
 # Output tokens assumed for a request that sets no output limit (budgets' worst case).
 DEFAULT_OUTPUT_BOUND = 4096
 OUTPUT_LIMIT_FIELDS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
@@ -300,28 +302,32 @@ class LLMPlayer:
         requests it took, ``earlier`` ones of the same call included; (reply, response,
         requests)."""
         assert self.transport is not None
+
+        def counted(requests: int) -> int:  # this call's requests, earlier runs' included
+            return min(earlier + requests, MAX_CALLS)
+
         try:
             response = await self.transport.post_json(request.url, request.body, headers, secrets)
         except NonRetryableError as exc:
             stop = self.stop(str(exc))
-            self._cache_failure(key, STOPPED, str(stop), exc.latency_s, earlier + exc.requests)
+            self._cache_failure(key, STOPPED, str(stop), exc.latency_s, counted(exc.requests))
             raise stop from None
         except EndpointUnavailable as exc:
             stop = self.stop(redact(f"{UNAVAILABLE}: {exc}", secrets))
             if exc.requests or earlier:
-                self._cache_failure(key, STOPPED, str(stop), exc.latency_s, earlier + exc.requests)
+                self._cache_failure(key, STOPPED, str(stop), exc.latency_s, counted(exc.requests))
             raise stop from None
         except RetriesExhausted as exc:
             message = f"player {self.name!r}: {exc}"
-            calls = earlier + exc.requests
+            calls = counted(exc.requests)
             self._cache_failure(key, exc.kind, message, exc.latency_s, calls)
             raise CallFailed(exc.kind, message, calls, exc.latency_s, False) from None
         except ReplyRejected as exc:  # a reply past the bounds: an error of this request
             message = f"player {self.name!r}: {exc}"
-            calls = earlier + exc.requests
+            calls = counted(exc.requests)
             self._cache_failure(key, "error", message, exc.latency_s, calls)
             raise CallFailed("error", message, calls, exc.latency_s, False) from None
-        calls = min(earlier + response.requests, MAX_CALLS)
+        calls = counted(response.requests)
         body = response.body
         if secrets:
             body = _redact_json(body, secrets)
@@ -338,7 +344,6 @@ class LLMPlayer:
         self, key: str, kind: str, message: str, latency_s: float, calls: int
     ) -> None:
         failure = {FAILURE_KEY: {"kind": kind, "message": message}}
-        calls = min(calls, MAX_CALLS)
         self.cache.put(key, self.provider.kind, self.model, failure, latency_s, calls)
 
     def reply_cost(self, reply: ChatReply) -> float:
@@ -351,10 +356,7 @@ class LLMPlayer:
 
     def _cached(
         self, key: str, call_id: str
-    ) -> (
-        tuple[CachedReply, ChatReply | None, tuple[FailureStatus | Literal["stopped"], str] | None]
-        | None
-    ):
+    ) -> tuple[CachedReply, ChatReply | None, CachedFailure | None] | None:
         """The cache's entry for ``key``: (entry, its reply or None, its recorded failure or
         None); None when there is none, or (a live run) when it is unusable: it is asked
         again.  Offline, an unusable entry stops the player with one line."""
@@ -477,7 +479,7 @@ class LLMPlayer:
         )
 
 
-def _recorded_failure(failure: Any, call_id: str) -> tuple[FailureStatus | Literal["stopped"], str]:
+def _recorded_failure(failure: Any, call_id: str) -> CachedFailure:
     """A failure the cache recorded for a call (``UnusableEntry`` when it is not one)."""
     if isinstance(failure, dict):
         kind, message = failure.get("kind"), failure.get("message")
