@@ -15,9 +15,12 @@ exceptions stay httpx's:
 4. the connection goes back to the idle list unless either side said ``Connection: close``;
 5. an idle connection the server has already closed is dropped before anything is written on
    it; a reused connection that fails after the request was written, before any byte of a
-   reply, is replaced once and the request written again (the reply's ``request_writes``
-   extension, or the error's attribute of that name, is then 2: the server may have received
-   both, and the harness counts both).
+   reply, is replaced once and the request written again (the server may have received both).
+
+Each write of the request is counted on the request's ``request_writes`` extension
+(``WRITES_EXTENSION``, a ``RequestWrites``) as it is handed to the socket, so the caller knows
+how many times the request went out however the exchange ends: a reply, an error, or a
+cancellation from outside (``RequestWrites.trace`` counts the same for httpx's own transport).
 
 Timeouts come from the request (httpx's ``timeout`` extension: connect, write, read); failures
 are raised as httpx's exceptions (``ConnectError``, ``ReadTimeout``, ``RemoteProtocolError``,
@@ -41,7 +44,20 @@ import httpx
 
 MAX_HEADER_BYTES = 1 << 20
 MAX_BODY_EXTENSION = "max_body_bytes"
+WRITES_EXTENSION = "request_writes"
 READ_BYTES = 1 << 16  # a close-delimited body is read this much at a time
+
+
+@dataclass
+class RequestWrites:
+    """How many times a request was put on the wire: its bytes handed to a socket, whole."""
+
+    count: int = 0
+
+    async def trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpcore's ``trace`` extension: a request body sent in full is a write."""
+        if event.endswith(".send_request_body.complete"):
+            self.count += 1
 
 
 class BodyTooLarge(httpx.TransportError):
@@ -93,7 +109,6 @@ class LeanTransport(httpx.AsyncBaseTransport):
             head.append(b"Content-Length: " + str(len(body)).encode("ascii") + b"\r\n")
         payload = b"".join(head) + b"\r\n" + body
         idle = self._idle.get(key)
-        written = 0
         while idle:
             connection = idle.pop()
             if connection.reader.at_eof() or connection.writer.is_closing():
@@ -102,27 +117,14 @@ class LeanTransport(httpx.AsyncBaseTransport):
             try:
                 return await self._exchange(request, key, connection, payload, timeouts, True)
             except _StaleConnection:
-                written = 1
                 break
+        connection = await self._connect(request, key, timeouts.get("connect"))
         try:
-            connection = await self._connect(request, key, timeouts.get("connect"))
-        except httpx.TransportError as exc:
-            if written:
-                exc.request_writes = written  # type: ignore[attr-defined]
-            raise
-        try:
-            response = await self._exchange(request, key, connection, payload, timeouts, False)
+            return await self._exchange(request, key, connection, payload, timeouts, False)
         except _StaleConnection:
             raise httpx.RemoteProtocolError(
                 "server closed the connection without a reply", request=request
             ) from None
-        except httpx.TransportError as exc:
-            if written:
-                exc.request_writes = written + 1  # type: ignore[attr-defined]
-            raise
-        if written:
-            response.extensions["request_writes"] = written + 1
-        return response
 
     async def _connect(
         self, request: httpx.Request, key: tuple[str, str, int], timeout: float | None
@@ -162,8 +164,11 @@ class LeanTransport(httpx.AsyncBaseTransport):
         reused: bool,
     ) -> httpx.Response:
         started = False
+        writes = request.extensions.get(WRITES_EXTENSION)
         try:
             connection.writer.write(payload)
+            if writes is not None:
+                writes.count += 1
             try:
                 await asyncio.wait_for(connection.writer.drain(), timeouts.get("write"))
             except TimeoutError:

@@ -32,9 +32,11 @@ Either way the request is given up (``RetriesExhausted``) and counts toward the 
 A retried attempt carries its number in the ``x-retry-count`` header (``RETRY_HEADER``).
 
 Counting: ``Response.requests`` and the ``requests`` of ``RetriesExhausted``,
-``NonRetryableError`` and ``EndpointUnavailable`` count the attempts that reached the provider
-(every attempt but those whose connection could not be opened), so the corpus's ``calls`` equal
-what the provider saw; their ``latency_s`` is the time the attempts took.
+``NonRetryableError`` and ``EndpointUnavailable`` count the requests that reached the provider:
+every time an attempt put its request on the wire (``arena.llm.http11.RequestWrites``, counted
+by the transport as it writes, so an attempt cut off at any point counts what it sent and an
+attempt whose connection could not be opened counts nothing); the corpus's ``calls`` equal what
+the provider saw. Their ``latency_s`` is the time the attempts took.
 
 A ``CircuitBreaker`` (one per player, ``arena.tournament.lineup``) counts consecutive failures:
 each attempt whose connection failed (refused, reset, closed mid-reply, timed out), and each
@@ -63,7 +65,7 @@ from typing import Any, Literal
 
 import httpx
 
-from arena.llm.http11 import MAX_BODY_EXTENSION, BodyTooLarge
+from arena.llm.http11 import MAX_BODY_EXTENSION, WRITES_EXTENSION, BodyTooLarge, RequestWrites
 from arena.llm.providers import MAX_REPLY_BYTES, MalformedReply, ReplyRefused, decode_reply
 from arena.retry import Failed, Retrying, RetryPolicy, retry_after_seconds, retryable_status
 from arena.secrets import redact
@@ -346,18 +348,19 @@ class Transport:
             client = self.clients[slot // self.slots_per_client]
             limit = min(self.timeout_s, deadline - self.gate.clock())
             answered = False
+            writes = RequestWrites()
             started = time.perf_counter()
             try:
                 # httpx's own timeouts first (they know whether the request was sent); this
                 # one ends a reply that trickles in slower than any read timeout notices
                 async with asyncio.timeout(max(limit, 0.0) + TIMEOUT_GRACE_S):
                     sent_headers = {**headers, RETRY_HEADER: str(number)} if number else headers
-                    status, reason, reply_headers, content, writes = await self._exchange(
-                        client, url, payload, sent_headers, limit
+                    status, reason, reply_headers, content = await self._exchange(
+                        client, url, payload, sent_headers, limit, writes
                     )
             except (TimeoutError, httpx.TimeoutException) as exc:
                 spent += time.perf_counter() - started
-                sent += requests_written(exc) if isinstance(exc, httpx.TimeoutException) else 1
+                sent += writes.count
                 what = _described(exc) if str(exc) else f"no reply within {limit:.3g} s"
                 if breaker is not None:
                     breaker.failed(url, f"timed out ({what})")
@@ -365,13 +368,13 @@ class Transport:
                 return Failed(f"timed out ({short})", timed_out=True)
             except BodyTooLarge as exc:
                 spent += time.perf_counter() - started
-                sent += 1
+                sent += writes.count
                 raise ReplyRejected(
                     f"refused a reply larger than {exc.limit:,} bytes (the limit)", sent, spent
                 ) from None
             except (httpx.TransportError, OSError) as exc:
                 spent += time.perf_counter() - started
-                sent += requests_written(exc)
+                sent += writes.count
                 if breaker is not None:
                     breaker.failed(url, f"connection failed ({_described(exc)})")
                 return Failed(f"connection failed ({type(exc).__name__})")
@@ -379,7 +382,7 @@ class Transport:
                 self.gate.release(slot)
             latency = time.perf_counter() - started
             spent += latency
-            sent += writes  # http11's resend counts
+            sent += writes.count  # a request the lean transport wrote again counts twice
             status_retryable = retryable_status(status)
             if breaker is not None and not status_retryable:
                 breaker.replied()
@@ -458,9 +461,10 @@ class Transport:
         payload: bytes,
         headers: dict[str, str],
         limit_s: float,
-    ) -> tuple[int, str, httpx.Headers, bytes, int]:
+        writes: RequestWrites,
+    ) -> tuple[int, str, httpx.Headers, bytes]:
         """One POST, its body read from the stream within ``max_reply_bytes`` (``BodyTooLarge``
-        past it): (status, reason, headers, body, times the request was written)."""
+        past it): (status, reason, headers, body); ``writes`` counts the request's writes."""
         bound = self.max_reply_bytes
         timeout = httpx.Timeout(limit_s, connect=min(limit_s, 30.0))
         target = self._urls.get(url)
@@ -474,7 +478,7 @@ class Transport:
             # still bounded decoded, by as much as one piece expands)
             headers={"accept-encoding": "identity", **headers},
             timeout=timeout,
-            extensions={MAX_BODY_EXTENSION: bound},
+            extensions={MAX_BODY_EXTENSION: bound, WRITES_EXTENSION: writes, "trace": writes.trace},
         ) as reply:
             declared = reply.headers.get("content-length", "").strip()
             if declared.isdigit() and int(declared) > bound:
@@ -486,8 +490,7 @@ class Transport:
                 if size > bound:
                     raise BodyTooLarge(bound, request=reply.request)
                 chunks.append(chunk)
-            writes = int(reply.extensions.get("request_writes", 1))
-            return reply.status_code, reply.reason_phrase, reply.headers, b"".join(chunks), writes
+            return reply.status_code, reply.reason_phrase, reply.headers, b"".join(chunks)
 
 
 def _described(exc: BaseException, limit: int = 160) -> str:
@@ -495,17 +498,6 @@ def _described(exc: BaseException, limit: int = 160) -> str:
     text = " ".join(str(exc).split())
     text = text if len(text) <= limit else text[: limit - 3] + "..."
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def requests_written(exc: BaseException) -> int:
-    """How many times an attempt that failed with ``exc`` put its request on the wire: none
-    when no connection was made, else one (two when the lean transport wrote it again on a
-    new connection: its ``request_writes``)."""
-    written = getattr(exc, "request_writes", None)
-    if isinstance(written, int):
-        return written
-    unsent = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-    return 0 if isinstance(exc, (*unsent, httpx.UnsupportedProtocol)) else 1
 
 
 def _detail(content: bytes, reason: str, secrets: tuple[str, ...], limit: int = 300) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from arena.llm.http11 import lean_client
+from arena.llm.http11 import LeanTransport, lean_client
 from arena.llm.transport import (
     NonRetryableError,
     ProviderGate,
@@ -93,11 +93,12 @@ def post(
     timeout_s: float = 5.0,
     gate: ProviderGate | None = None,
     secrets: tuple[str, ...] = (),
+    client: Callable[[], httpx.AsyncClient] = new_client,
 ) -> Any:
     async def go() -> Any:
-        async with new_client() as client:
+        async with client() as client_:
             transport = Transport(
-                client, gate or ProviderGate(4), retry, random.Random(0), timeout_s=timeout_s
+                client_, gate or ProviderGate(4), retry, random.Random(0), timeout_s=timeout_s
             )
             return await transport.post_json(
                 server.url + "/chat/completions", {"model": "m"}, {}, secrets
@@ -130,8 +131,45 @@ def test_a_stall_past_the_timeout_is_retried() -> None:
     with ScriptedServer(sequence(Answer(delay_s=30.0, body=OK.body))) as server:
         response = post(server, timeout_s=0.3)
         assert [r.number for r in server.requests] == [1, 2]
-    assert response.attempts == 2
+    assert response.attempts == 2 and response.requests == 2
     assert response.body["choices"][0]["message"]["content"] == '{"action": "check"}'
+
+
+class LateFirstWrite(httpx.AsyncBaseTransport):
+    """The client's own transport, held ``pause`` seconds before its first request goes out:
+    what a starved event loop does to an attempt before it reaches the socket."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, pause: float) -> None:
+        self.inner = inner
+        self.pause = pause
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        pause, self.pause = self.pause, 0.0
+        await asyncio.sleep(pause)
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def test_an_attempt_cut_off_is_counted_by_what_it_sent() -> None:
+    """The attempt's own bound (timeout plus grace) cuts the first attempt before its request
+    is written: it counts nothing. Then a reply trickling in past the bound, byte by byte, is
+    cut after the request went out: it counts one. The counts equal the server's."""
+
+    def late_client() -> httpx.AsyncClient:
+        inner = LeanTransport() if CLIENT["kind"] == "lean" else httpx.AsyncHTTPTransport()
+        return httpx.AsyncClient(transport=LateFirstWrite(inner, 1.0), trust_env=False)
+
+    with ScriptedServer() as server:
+        response = post(server, timeout_s=0.2, client=late_client)
+        assert len(server.requests) == 1
+    assert response.attempts == 2 and response.requests == 1
+    trickle = Answer(body=OK.body, drip_s=0.02)  # every byte within the read timeout
+    with ScriptedServer(sequence(trickle)) as server:
+        response = post(server, timeout_s=0.2)
+        assert len(server.requests) == 2
+    assert response.attempts == 2 and response.requests == 2
 
 
 def test_429_retry_after_is_honoured() -> None:
