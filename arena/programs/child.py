@@ -9,7 +9,10 @@ read-only mounts, no ``/proc``, system-call filters, resource limits: see
 namespace) and runs none of the program's code itself:
 
 1. it sets the resource limits (CPU seconds, address space, processes, file size, open files,
-   no core dumps) and compiles the program, then answers ``{"ready": true}``;
+   no core dumps), imports the standard modules programs commonly import (``PRELOADED``: a
+   move's process then finds them loaded instead of importing them for every move; ``typing``
+   alone took 5 of a move's 6.6 ms) and compiles the program, then answers
+   ``{"ready": true}``;
 2. for each move it forks a fresh process from itself, which has never run the program, so
    every move starts from the same clean state: nothing a move changes (module attributes, the
    audit hook's view, signal handlers, timers, open files) reaches the next move, and
@@ -48,6 +51,25 @@ PROGRAM = "/sandbox/program.py"
 SCRATCH = "/scratch"
 ERROR_CHARS = 16_000  # the host redacts, then keeps far less
 MAX_REPLY_BYTES = 64 * 1024  # as the host's bound: one byte more tells it the line is longer
+
+# Standard modules a strategy program commonly imports, loaded once by the first process.
+# Pure computation only, none of them a door the audit hook or the filters guard.
+PRELOADED = (
+    "bisect",
+    "collections",
+    "copy",
+    "dataclasses",
+    "enum",
+    "fractions",
+    "functools",
+    "heapq",
+    "itertools",
+    "math",
+    "re",
+    "statistics",
+    "string",
+    "typing",
+)
 
 # Events refused whatever their arguments.
 REFUSED = (
@@ -300,6 +322,8 @@ def _empty(folder: str) -> None:
 def main() -> None:
     request_fd, reply_fd, filter_fd = (int(arg) for arg in sys.argv[1:4])
     apply_limits(json.loads(sys.argv[4]), processes=2)
+    for name in PRELOADED:
+        __import__(name)
     with os.fdopen(filter_fd, "rb") as filters:
         confine = filter_installer(filters.read())
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # PID 1: signals from inside are then ignored

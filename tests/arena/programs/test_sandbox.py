@@ -85,6 +85,14 @@ def test_no_state_survives_between_moves() -> None:
     assert second.action == "check"
 
 
+def test_a_preloaded_module_a_move_changes_is_fresh_for_the_next() -> None:
+    with Program(PROGRAMS / "marks_preloaded.py") as program:
+        moves = [program.act(OBS, LEGAL, seed=s) for s in range(3)]
+        moves += program.act_many(OBS, LEGAL, range(3))
+    assert [m.status for m in moves] == ["ok"] * 6
+    assert {m.action for m in moves} == {LEGAL[0]}
+
+
 def test_a_program_that_does_not_compile_is_refused() -> None:
     verdict = admit(PROGRAMS / "broken.py", KUHN)
     assert not verdict.admitted
