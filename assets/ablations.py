@@ -44,7 +44,11 @@ GROUP_NAME = "statistics"
 class AblationsConfig(dg.Config):
     """Sizes of the ablations (demo sizes by default: about a minute with built-ins)."""
 
-    games: list[str] = Field(default=["kuhn", "leduc"], description="games (solvable: efficiency)")
+    games: list[str] | None = Field(
+        default=None,
+        description="games before the benchmark's (solved: efficiency); default: the profile's "
+        "ablation_reference_games (Kuhn and Leduc)",
+    )
     benchmark_games: int | None = Field(
         default=None,
         description="add this many benchmark games, in selection order (default: the profile's)",
@@ -89,8 +93,9 @@ class AblationsConfig(dg.Config):
 def ablation_games(
     config: AblationsConfig, profile: Profile, benchmark: pd.DataFrame | None
 ) -> list[str]:
-    """The configured games, then the first benchmark games in selection order (as many as the
-    config asks, else the profile's ``ablation_games``; repeats left out)."""
+    """The configured games (else the profile's reference games), then the first benchmark
+    games in selection order (as many as the config asks, else the profile's
+    ``ablation_games``; repeats left out)."""
     wanted = config.benchmark_games
     if wanted is None:
         wanted = profile.ablation_games
@@ -100,7 +105,8 @@ def ablation_games(
     if wanted and benchmark is not None and not benchmark.empty:
         ordered = benchmark.sort_values("order") if "order" in benchmark else benchmark
         extra = [str(g) for g in ordered["game"]][:wanted]
-    return list(dict.fromkeys([*config.games, *extra]))
+    games = profile.ablation_reference_games if config.games is None else config.games
+    return list(dict.fromkeys([*games, *extra]))
 
 
 def _roles(config: AblationsConfig, profile: Profile) -> AblationRoles:
@@ -208,7 +214,7 @@ def settings_for(
                                 "settings": {"temperature": 0, "max_tokens": 256, "seed": 0}},),
             "judge": base | {"name": "smollm2-judge",
                              "settings": {"temperature": 0, "max_tokens": 48, "seed": 0}},
-            "llm_games": (config.games[0],),
+            "llm_games": tuple(config.llm_games or games[:1]),
             "llm_runs": config.llm_runs,
             "judge_max": config.judge_max,
         }  # fmt: skip

@@ -136,6 +136,18 @@ def test_the_paper_profile_adds_the_first_benchmark_games_and_its_bootstrap() ->
         ablation_games(AblationsConfig(benchmark_games=-1), demo, benchmark)
 
 
+def test_the_tiny_profiles_ablate_on_kuhn_alone_unless_the_config_names_games() -> None:
+    benchmark = pd.DataFrame({"order": [0], "game": ["4"]})
+    for name in ("tiny", "tiny-paper"):
+        tiny = get_profile(name)
+        assert ablation_games(AblationsConfig(local_model=False), tiny, benchmark) == ["kuhn"]
+        named = AblationsConfig(games=["leduc"], local_model=False)
+        assert ablation_games(named, tiny, benchmark) == ["leduc"]
+        assert tiny.model_dump()["ablation_reference_games"] == ("kuhn",)
+    # the paper's reference games are the default, left out of a profile's dump (release ids)
+    assert "ablation_reference_games" not in get_profile("demo").model_dump()
+
+
 def test_the_local_model_comes_from_the_resource_unless_the_config_says(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
