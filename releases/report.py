@@ -53,7 +53,7 @@ import jinja2
 import jinja2.ext
 import numpy as np
 import pandas as pd
-from markupsafe import Markup as Markup  # re-exported: releases.werewolf_report imports it
+from markupsafe import Markup
 
 from engines.axes.names import AXES, SEAT_AXES
 from engines.gbg import GameSpec, rulebook
@@ -235,62 +235,6 @@ def page(title: str, body: Markup, context: Mapping[str, Any]) -> bytes:
         code_version=_text(context.get("code_version") or "–"),
     )
     return document.encode("utf-8")
-
-
-# -- Hand-built markup, kept for releases/werewolf_report.py ---------------------------------
-# The Werewolf pages (another module) still build their bodies from these; this module's own
-# pages are templates. They escape with html_text, as the templates do.
-
-
-def join(parts: Iterable[Any], sep: str = "") -> Markup:
-    return Markup(sep.join(html_text(p) for p in parts))
-
-
-def tag(element: str, /, *children: Any, **attrs: Any) -> Markup:
-    """``<element attrs>children</element>``; attribute values and children are escaped.
-
-    A trailing underscore in an attribute name is dropped (``class_``); ``_`` becomes ``-``
-    (``data_step``); an attribute whose value is ``None`` or ``False`` is left out."""
-    rendered = []
-    for key, value in attrs.items():
-        if value is None or value is False:
-            continue
-        attr = key.rstrip("_").replace("_", "-")
-        rendered.append(attr if value is True else f'{attr}="{html_text(value)}"')
-    opening = " ".join([element, *rendered])
-    if element in ("img", "meta", "link", "br"):
-        return Markup(f"<{opening}>")
-    return Markup(f"<{opening}>{join(children)}</{element}>")
-
-
-def link(href: str, text: Any, **attrs: Any) -> Markup:
-    return tag("a", text, href=href, **attrs)
-
-
-def note(*children: Any) -> Markup:
-    return tag("p", *children, class_="note")
-
-
-def code(value: Any) -> Markup:
-    return tag("code", value)
-
-
-def table(
-    headers: Sequence[Any], rows: Iterable[Sequence[Any]], *, class_: str | None = None
-) -> Markup:
-    """An HTML table; a cell that is a ``(content, attrs)`` pair gets those attributes."""
-    head = tag("thead", tag("tr", *(tag("th", h, scope="col") for h in headers)))
-    body_rows = []
-    for row in rows:
-        cells = []
-        for cell in row:
-            if isinstance(cell, tuple):
-                content, attrs = cell
-                cells.append(tag("td", content, **attrs))
-            else:
-                cells.append(tag("td", cell))
-        body_rows.append(tag("tr", *cells))
-    return tag("table", head, tag("tbody", *body_rows), class_=class_)
 
 
 # ---------------------------------------------------------------------------------------------

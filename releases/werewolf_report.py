@@ -19,8 +19,9 @@ Why it exists: a Werewolf game is eight players talking, so the two-seat match v
 
 Everything is recomputed from the released tables: each game is replayed from its deal, rules
 and moves (``arena.werewolf.tables.replayed``), so the pages show what the engine says each
-seat saw, not a second record of it.  Pages are static HTML built with ``releases.report``'s
-escaping helpers (every value escaped; no script of their own) and its page frame.
+seat saw, not a second record of it.  The pages are templates in
+``releases/templates/werewolf_*.html.j2``, rendered through ``releases.report.TEMPLATES`` (every
+value escaped; no script of their own) in its page frame; this module computes their values.
 """
 
 from __future__ import annotations
@@ -29,25 +30,14 @@ from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
+from markupsafe import Markup
 
 from arena.werewolf.tables import replayed
 from engines.werewolf.events import Event
 from engines.werewolf.render import ROLE_NAMES, event_line, transcript
 from engines.werewolf.roles import NAMES, Role, name_of
 from engines.werewolf.state import WerewolfState
-from releases.report import (
-    Markup,
-    code,
-    files_section,
-    fmt,
-    integrity_section,
-    join,
-    link,
-    note,
-    page,
-    table,
-    tag,
-)
+from releases.report import files_section, fmt, integrity_section, page, render
 
 GAMES = "werewolf_games"
 MAX_GAME_PAGES = 400
@@ -64,75 +54,84 @@ def _interval(row: Mapping[str, Any]) -> str:
 
 
 def ratings_section(tables: Mapping[str, pd.DataFrame]) -> Markup:
-    """The role ratings (one row per model, a column per role), overall skill, win rates."""
+    """The role ratings (one row per model, a column per role), overall skill, the intercept,
+    win rates (``werewolf_ratings.html.j2``)."""
     ratings, overall = tables.get("werewolf_ratings"), tables.get("werewolf_overall")
     if ratings is None or overall is None:
-        return note("This release has no werewolf_ratings table.")
+        return render("werewolf_ratings.html.j2", rows=None)
     roles = [r.value for r in Role]
     by = {(str(r["model"]), str(r["role"])): r for r in ratings.to_dict("records")}
     rows = []
     for o in overall.to_dict("records"):
         model = str(o["model"])
-        cells: list[Any] = [int(o["rank"]), model]
+        skills = []
         for role in roles:
             r = by.get((model, role))
-            cells.append("–" if r is None else f"{fmt(r['skill'])} {_interval(r)}")
-        cells += [f"{fmt(o['overall'])} {_interval(o)}", fmt(o["win_rate"]), int(o["seats"])]
-        rows.append(cells)
-    headers = ["rank", "model", *[ROLE_NAMES[Role(r)] for r in roles], "overall", "win rate"]
-    parts = [
-        tag("h2", "Role ratings", id="ratings"),
-        note(
-            "Skill in each role: what the model adds to its team's log-odds of winning when it "
-            "holds that role (0 = the average model), with its 95% bootstrap interval over "
-            "games; overall weighs the roles 2:1:1:4 as the deck does (docs/WEREWOLF.md)."
-        ),
-        table([*headers, "seats"], rows),
-    ]
+            skills.append("–" if r is None else f"{fmt(r['skill'])} {_interval(r)}")
+        rows.append(
+            {
+                "rank": int(o["rank"]),
+                "model": model,
+                "skills": skills,
+                "overall": f"{fmt(o['overall'])} {_interval(o)}",
+                "win_rate": fmt(o["win_rate"]),
+                "seats": int(o["seats"]),
+            }
+        )
     fit = tables.get("werewolf_fit")
+    intercept = None
     if fit is not None and not fit.empty:
         f = fit.iloc[0]
-        parts.append(
-            note(
-                f"Intercept (the village's log-odds between average players): {fmt(f['alpha'])} "
-                f"[{fmt(f['alpha_ci_low'])}, {fmt(f['alpha_ci_high'])}]; {int(f['games'])} "
-                f"games, {int(f['n_boot'])} bootstrap replicates (seed {int(f['seed'])})."
-            )
-        )
+        intercept = {
+            "alpha": fmt(f["alpha"]),
+            "low": fmt(f["alpha_ci_low"]),
+            "high": fmt(f["alpha_ci_high"]),
+            "games": int(f["games"]),
+            "n_boot": int(f["n_boot"]),
+            "seed": int(f["seed"]),
+        }
     rates = tables.get("werewolf_win_rates")
+    win_rates = None
     if rates is not None:
-        parts += [
-            tag("h2", "Win rates", id="win-rates"),
-            table(
-                ["team", "role", "seats", "win rate"],
-                [
-                    [r["team"], r["role"], int(r["seats"]), fmt(r["win_rate"])]
-                    for r in rates.to_dict("records")
-                ],
-            ),
+        win_rates = [
+            {
+                "team": r["team"],
+                "role": r["role"],
+                "seats": int(r["seats"]),
+                "win_rate": fmt(r["win_rate"]),
+            }
+            for r in rates.to_dict("records")
         ]
-    return join(parts)
+    return render(
+        "werewolf_ratings.html.j2",
+        rows=rows,
+        roles=[ROLE_NAMES[Role(r)] for r in roles],
+        fit=intercept,
+        win_rates=win_rates,
+    )
 
 
 def games_section(games: pd.DataFrame, pages: int) -> Markup:
+    """Every game, the first ``pages`` linked to their pages (``werewolf_games.html.j2``)."""
     rows = []
     for k, g in enumerate(games.to_dict("records")):
         name = str(g["game_id"])
-        cell = link(game_page_name(name), name) if k < pages else name
-        players = ", ".join(f"{NAMES[s]} {p}" for s, p in enumerate(g["players"]))
-        rows.append([cell, g["winner"], g["end_reason"], int(g["days"]), players])
-    shown = note(
-        f"{min(pages, len(games))} of the {len(games)} games have a page "
-        f"(at most {MAX_GAME_PAGES}); every game is in ",
-        code("tables/werewolf_games.parquet"),
-        ".",
-    )
-    return join(
-        [
-            tag("h2", "Games", id="games"),
-            shown,
-            table(["game", "winner", "why", "days", "players"], rows),
-        ]
+        rows.append(
+            {
+                "game": name,
+                "page": game_page_name(name) if k < pages else None,
+                "winner": g["winner"],
+                "why": g["end_reason"],
+                "days": int(g["days"]),
+                "players": ", ".join(f"{NAMES[s]} {p}" for s, p in enumerate(g["players"])),
+            }
+        )
+    return render(
+        "werewolf_games.html.j2",
+        rows=rows,
+        paged=min(pages, len(games)),
+        total=len(games),
+        most=MAX_GAME_PAGES,
     )
 
 
@@ -162,74 +161,88 @@ def _night_line(e: Event, players: list[str]) -> str:
     return f"{actor} inspected {_who(e.target, players)}: {verdict}."
 
 
-def days_section(
+def _days(
     state: WerewolfState, players: list[str], said: Mapping[tuple[int, int, int], str]
-) -> Markup:
-    """Night and day, in order (module docstring)."""
-    parts: list[Any] = []
-    statements: list[Any] = []
+) -> list[dict[str, Any]]:
+    """Night and day in order (module docstring), as ``werewolf_days.html.j2`` shows them."""
+    events: list[dict[str, Any]] = []
+    statements = 0  # the day's statements so far
     for e in state.events:
         if e.kind == "night":
-            parts.append(tag("h3", f"Night {e.day}"))
+            events.append({"kind": "night", "day": e.day})
         elif e.kind in NIGHT_KINDS:
-            parts.append(tag("p", f"(private) {_night_line(e, players)}", class_="private"))
+            events.append({"kind": "private", "line": _night_line(e, players)})
         elif e.kind == "dawn":
-            parts.append(tag("p", event_line(e, -1)))
-            parts.append(tag("h3", f"Day {e.day}: discussion"))
-            statements = []
+            events.append({"kind": "dawn", "day": e.day, "line": event_line(e, -1)})
+            statements = 0
         elif e.kind == "statement":
             assert e.actor is not None
-            heard = e.text or "(says nothing)"
-            raw = said.get((e.day, e.actor, len(statements)))
-            extra: list[Any] = []
-            if raw is not None and raw != e.text:
-                extra = [tag("details", tag("summary", "as said, before the filter"), raw)]
-            item = tag("li", tag("strong", _who(e.actor, players)), ": ", heard, *extra)
-            statements.append(item)
-            parts.append(item)
+            raw = said.get((e.day, e.actor, statements))
+            statements += 1
+            events.append(
+                {
+                    "kind": "statement",
+                    "who": _who(e.actor, players),
+                    "heard": e.text or "(says nothing)",
+                    "said": raw if raw is not None and raw != e.text else None,
+                }
+            )
         elif e.kind == "votes":
-            rows = [[_who(v, players), _who(t, players) if t is not None else "abstains"]
-                    for v, t in e.ballots]  # fmt: skip
-            parts += [tag("h3", f"Day {e.day}: votes"), table(["voter", "ballot"], rows)]
+            ballots = [(_who(v, players), _who(t, players) if t is not None else "abstains")
+                       for v, t in e.ballots]  # fmt: skip
+            events.append({"kind": "votes", "day": e.day, "ballots": ballots})
         elif e.kind in ("exile", "game_over"):
-            parts.append(tag("p", tag("strong", event_line(e, -1))))
-    return join(parts)
+            events.append({"kind": "end", "line": event_line(e, -1)})
+    return events
 
 
-def private_views(state: WerewolfState, players: list[str], decisions: pd.DataFrame) -> Markup:
-    """Every seat's view and decisions (module docstring)."""
-    parts: list[Any] = [tag("h2", "Each player's private view", id="views")]
+def _views(
+    state: WerewolfState, players: list[str], decisions: pd.DataFrame
+) -> list[dict[str, Any]]:
+    """Every seat's view and decisions (module docstring), for ``werewolf_views.html.j2``."""
+    views = []
     for seat in range(len(NAMES)):
-        lines = transcript(state.view(seat))
         mine = decisions.loc[decisions["seat"] == NAMES[seat]] if not decisions.empty else decisions
         rows = []
         for d in mine.to_dict("records"):
             reply = d.get("raw_response")
-            text = None if reply is None else str(reply)[:MAX_REPLY_CHARS]
-            rows.append([int(d["ply"]), int(d["day"]), d["kind"], d["action"], text, d["forfeit"]])
-        role = ROLE_NAMES[state.roles[seat]]
-        parts.append(
-            tag(
-                "details",
-                tag("summary", f"{NAMES[seat]} ({players[seat]}, {role}): what it saw"),
-                tag("ol", *(tag("li", line) for line in lines)),
-                tag("h4", "Its decisions"),
-                table(["ply", "day", "kind", "action", "reply", "forfeit"], rows),
-                id=f"view-{NAMES[seat]}",
+            rows.append(
+                {
+                    "ply": int(d["ply"]),
+                    "day": int(d["day"]),
+                    "kind": d["kind"],
+                    "action": d["action"],
+                    "reply": None if reply is None else str(reply)[:MAX_REPLY_CHARS],
+                    "forfeit": d["forfeit"],
+                }
             )
+        views.append(
+            {
+                "seat": NAMES[seat],
+                "player": players[seat],
+                "role": ROLE_NAMES[state.roles[seat]],
+                "lines": transcript(state.view(seat)),
+                "decisions": rows,
+            }
         )
-    return join(parts)
+    return views
 
 
 def game_body(row: Mapping[str, Any], decisions: pd.DataFrame) -> Markup:
+    """A game's page body (``werewolf_game.html.j2``), its game replayed from ``row``."""
     state = replayed(row)
     players = [str(p) for p in row["players"]]
     fates = _fates(state)
     seats = [
-        [NAMES[s], players[s], ROLE_NAMES[r], "Werewolves" if r is Role.WEREWOLF else "village",
-         fates.get(s, "survived")]
+        {
+            "seat": NAMES[s],
+            "player": players[s],
+            "role": ROLE_NAMES[r],
+            "team": "Werewolves" if r is Role.WEREWOLF else "village",
+            "fate": fates.get(s, "survived"),
+        }
         for s, r in enumerate(state.roles)
-    ]  # fmt: skip
+    ]
     said: dict[tuple[int, int, int], str] = {}
     speeches = decisions.loc[decisions["kind"] == "speak"] if not decisions.empty else decisions
     order: dict[int, int] = {}
@@ -239,21 +252,15 @@ def game_body(row: Mapping[str, Any], decisions: pd.DataFrame) -> Markup:
         order[day] = k + 1
         if d.get("said") is not None:
             said[(day, int(NAMES.index(str(d["seat"]))), k)] = str(d["said"])
-    summary = note(
-        f"The {state.winner} won ({state.end_reason}) after {state.day} day(s). Rules: "
-        f"{row['rules']}. Lines marked (private) were seen only by the players they name; the "
-        "views below show what each seat was shown."
-    )
-    return join(
-        [
-            summary,
-            tag("h2", "Seats"),
-            table(["seat", "player", "role", "team", "fate"], seats),
-            tag("h2", "Day by day", id="days"),
-            days_section(state, players, said),
-            private_views(state, players, decisions),
-            note(link("index.html#games", "All games")),
-        ]
+    return render(
+        "werewolf_game.html.j2",
+        winner=f"{state.winner}",
+        end_reason=f"{state.end_reason}",
+        days=state.day,
+        rules=f"{row['rules']}",
+        seats=seats,
+        events=_days(state, players, said),
+        views=_views(state, players, decisions),
     )
 
 
@@ -270,7 +277,7 @@ def werewolf_pages(
     context = dict(manifest)
     decisions = tables.get("werewolf_decisions", pd.DataFrame(columns=["game_id", "seat"]))
     pages = min(len(games), MAX_GAME_PAGES)
-    index = join(
+    index = Markup("").join(
         [
             ratings_section(tables),
             games_section(games, pages),

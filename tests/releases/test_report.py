@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markupsafe import Markup
 
 from engines.agents.base import BuiltinPlayer, Player
 from engines.agents.builtin import builtin_agent
@@ -28,15 +29,14 @@ from engines.tournament.match import play_builtin_match
 from engines.tournament.schedule import Game, preset_game_seed, round_robin
 from releases.report import (
     MAX_TEXT_CHARS,
+    TEMPLATES,
     choose_runs,
-    code,
     game_catalogue,
     page,
     render_report,
     replay_views,
     script_json,
 )
-from releases.report import tag as element
 from tests.releases.support import reference_table
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -516,9 +516,10 @@ def test_the_page_template_escapes_a_hostile_game_and_player_name(game: str, pla
     """The page template (Jinja2, autoescape) writes a game's name in the title and heading and
     any context value (here the code version, a player's name in its place) as text: the page
     has exactly the template's elements, and the text reads back as given."""
-    body = element("p", "played by ", code(player))
+    played_by = TEMPLATES.from_string("<p>played by <code>{{ player }}</code></p>")
+    body = Markup(played_by.render(player=player))
     document = page(f"Game {game}", body, {"release_id": "gs-1", "code_version": player})
-    plain = page("Game", element("p", "played by ", code("x")), {"release_id": "gs-1"})
+    plain = page("Game", Markup(played_by.render(player="x")), {"release_id": "gs-1"})
     found, expected = PageText(), PageText()
     found.feed(document.decode("utf-8"))
     expected.feed(plain.decode("utf-8"))
