@@ -40,6 +40,8 @@ from engines.werewolf.state import WerewolfState
 from releases.report import files_section, fmt, integrity_section, page, render
 
 GAMES = "werewolf_games"
+# What the pages read of ``werewolf_decisions`` (a release without it shows no decisions).
+DECISION_COLUMNS = ["game_id", "seat", "ply", "day", "kind", "action", "forfeit"]
 MAX_GAME_PAGES = 400
 MAX_REPLY_CHARS = 2_000
 NIGHT_KINDS = ("nominate", "protect", "inspect")
@@ -206,13 +208,15 @@ def _views(
         rows = []
         for d in mine.to_dict("records"):
             reply = d.get("raw_response")
+            if not isinstance(reply, str):  # no reply kept (None, or a missing value: NaN)
+                reply = None
             rows.append(
                 {
                     "ply": int(d["ply"]),
                     "day": int(d["day"]),
                     "kind": d["kind"],
                     "action": d["action"],
-                    "reply": None if reply is None else str(reply)[:MAX_REPLY_CHARS],
+                    "reply": None if reply is None else reply[:MAX_REPLY_CHARS],
                     "forfeit": d["forfeit"],
                 }
             )
@@ -275,7 +279,7 @@ def werewolf_pages(
     if games is None:
         return {}
     context = dict(manifest)
-    decisions = tables.get("werewolf_decisions", pd.DataFrame(columns=["game_id", "seat"]))
+    decisions = tables.get("werewolf_decisions", pd.DataFrame(columns=DECISION_COLUMNS))
     pages = min(len(games), MAX_GAME_PAGES)
     index = Markup("").join(
         [

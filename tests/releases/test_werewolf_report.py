@@ -162,6 +162,28 @@ def test_each_seat_sees_its_own_view_and_nothing_else(
     assert checked_wolf and checked_villager
 
 
+def test_a_release_without_decisions_or_with_a_missing_reply_still_has_its_pages(
+    release: tuple[dict[str, pd.DataFrame], dict[str, bytes]],
+) -> None:
+    tables, pages = release
+    manifest = {"release_id": "gs-test", "files": [], "engine_version": "werewolf-1"}
+    bare = {k: v for k, v in tables.items() if k != "werewolf_decisions"}
+    without = werewolf_pages(bare, manifest)
+    assert sorted(without) == sorted(pages)
+    for game in tables["werewolf_games"]["game_id"]:
+        views = without[game_page_name(str(game))].decode().split('id="views"')[1]
+        assert views.count('<details id="view-') == len(NAMES)
+        assert "<td>" not in views  # every seat's view, no decision rows
+    decisions = tables["werewolf_decisions"].copy()
+    assert "raw_response" in decisions
+    decisions["raw_response"] = decisions["raw_response"].astype(object)
+    decisions.loc[decisions.index[0], "raw_response"] = float("nan")
+    first = str(decisions.loc[decisions.index[0], "game_id"])
+    missing = werewolf_pages({**tables, "werewolf_decisions": decisions}, manifest)
+    page = missing[game_page_name(first)].decode()
+    assert "<td>nan</td>" not in page  # a missing reply is shown as none, not as "nan"
+
+
 def test_no_pages_without_werewolf_games() -> None:
     assert werewolf_pages({}, {"release_id": "x", "files": []}) == {}
 
