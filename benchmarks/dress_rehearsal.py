@@ -277,7 +277,6 @@ def run_assets(spec: dict[str, Any], names: tuple[str, ...], partition: str | No
     import dagster as dg
 
     from pipelines.definitions import defs
-    from pipelines.jobs import MAIN_JOB_NAME
 
     config = {"runs": spec["runs"], "parallel": spec["parallel"], "steps": spec["steps"]}
     tournament_config = {"ops": {"match_corpus": {"config": config}}}
@@ -298,7 +297,10 @@ def run_assets(spec: dict[str, Any], names: tuple[str, ...], partition: str | No
             )  # fmt: skip
             ok = result.success
         else:
-            job = defs.resolve_job_def(MAIN_JOB_NAME)
+            # the assets' own job, as the refresh runs them (``main_job`` is the roots alone)
+            job = defs.resolve_implicit_job_def_def_for_assets(selection)
+            if job is None:
+                raise SystemExit(f"leg: no job materializes {list(names)}")
             outcome = job.execute_in_process(
                 instance=instance, asset_selection=selection, partition_key=partition,
                 run_config=tournament_config if partition is not None else None,
