@@ -83,13 +83,36 @@ def admit_programs(
     return refused
 
 
+def interleaved(matches: Sequence[ScheduledMatch]) -> list[ScheduledMatch]:
+    """``matches`` in the order they are started: one of each pair of players in turn (pairs
+    in order of first appearance, each pair's matches in schedule order).
+
+    The schedule holds a pair's runs together, so the first ``parallel`` matches of a game
+    played with many runs would seat a few players only, and every other player's request
+    slots would wait idle (a 12-model game of 7 runs started 14 of its 66 pairs); in turn,
+    every player has matches in flight from the start. Only the order of play changes: the
+    corpus is written in schedule order. ``pending_matches`` orders the whole schedule so, and
+    keeps what is left to play, so a resumed run plays in the order of the run it resumes."""
+    by_pair: dict[frozenset[str], list[ScheduledMatch]] = {}
+    for m in matches:
+        by_pair.setdefault(frozenset(m.players), []).append(m)
+    queues = list(by_pair.values())
+    order: list[ScheduledMatch] = []
+    depth = 0
+    while len(order) < len(matches):
+        order += [q[depth] for q in queues if depth < len(q)]
+        depth += 1
+    return order
+
+
 @dataclass(frozen=True)
 class Pending:
     """What a run of a tournament has left to play in its corpus: the ids already recorded
-    (``done``), the matches to play in schedule order (``playable``: not recorded yet, or
-    recorded failed with ``retry_failed``, and every program in them admitted on the game),
-    how many matches a refused program leaves out (``refused``) and why each program was
-    refused on a game (``refusals``: {program: {game token: reason}})."""
+    (``done``), the matches to play in their order of play (``playable``, ``interleaved``
+    order: not recorded yet, or recorded failed with ``retry_failed``, and every program in
+    them admitted on the game), how many matches a refused program leaves out (``refused``)
+    and why each program was refused on a game (``refusals``: {program: {game token:
+    reason}})."""
 
     done: frozenset[str]
     playable: list[ScheduledMatch]
@@ -112,7 +135,9 @@ def pending_matches(
         if (status := corpus.status(m.match_id)) is not None
         and (status in DECIDED_STATUSES or not retry_failed)
     )
-    pending = [m for m in schedule if m.match_id not in done]
+    # the order of the whole schedule, so that a resumed run starts what the run it resumes
+    # had in flight first (a budget's stop left those unrecorded, their replies paid)
+    pending = [m for m in interleaved(schedule) if m.match_id not in done]
     refusals = admit_programs(roster, pending, seed)
     playable = [
         m for m in pending if not any(m.game.token in refusals.get(n, {}) for n in m.players)
@@ -250,9 +275,10 @@ async def play_all(
     on_match: Callable[[Record, list[Record]], None],
     budget: Budget | None = None,
 ) -> int:
-    """Play ``pending`` with up to ``parallel`` matches at once; return how many were skipped
-    (``lineup.not_played`` counts them per stopped player).  A move that ended its match
-    without an action is recorded too (``with_unfinished``), and every row's free text is
+    """Play ``pending`` with up to ``parallel`` matches at once, started in its order
+    (``pending_matches``: ``interleaved``); return how many were skipped (``lineup.not_played``
+    counts them per stopped player).  A move that ended its match without an action is recorded too
+    (``with_unfinished``), and every row's free text is
     redacted (``arena.secrets.redacted_rows``) before it is recorded.  With a ``budget``, every
     LLM player reserves each request against it (``arena.tournament.budget``), and a match it
     refuses is skipped and its players are stopped."""
