@@ -40,7 +40,7 @@ from arena.roster import BuiltinEntry, Roster
 from arena.secrets import environment_secrets, redacted_rows, scrub
 from arena.tournament.journal import CACHE, Corpus, write_journal_line
 from arena.tournament.lineup import build_lineup
-from arena.tournament.play import pending_matches, play_all, tournament_schedule
+from arena.tournament.play import interleaved, pending_matches, play_all, tournament_schedule
 from engines.gbg.rng import derive_seed
 from engines.tournament.match import play_builtin_match
 from engines.tournament.records import Record
@@ -249,7 +249,8 @@ def plan_shares(
 ) -> list[Share]:
     """The matches ``run_tournament`` would play in ``folder`` (not journaled yet, or recorded
     failed with ``retry_failed``; a program refused admission on a game leaves its matches
-    there out), dealt round-robin in schedule order into ``steps`` shares."""
+    there out), dealt round-robin in their order of play (``interleaved``) into ``steps``
+    shares."""
     if steps < 1:
         raise ValueError(f"steps must be at least 1, got {steps}")
     schedule = tournament_schedule(roster, games, runs)
@@ -287,7 +288,10 @@ def play_share(
     (built-in-only rosters in a plain loop, otherwise on one event loop with the providers'
     limits split between the ``steps``); ``on_match`` gets each match's move count."""
     wanted = set(share.match_ids)
-    pending = [m for m in tournament_schedule(roster, games, runs) if m.match_id in wanted]
+    # in the order of play (``interleaved``), not the schedule's
+    pending = [
+        m for m in interleaved(tournament_schedule(roster, games, runs)) if m.match_id in wanted
+    ]
     missing = wanted - {m.match_id for m in pending}
     if missing:
         raise ValueError(f"{len(missing)} match ids of step {share.step} are not scheduled")
