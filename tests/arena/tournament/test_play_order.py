@@ -16,6 +16,7 @@ from arena.roster import parse_roster
 from arena.tournament.journal import MATCHES
 from arena.tournament.play import interleaved
 from arena.tournament.runner import run_tournament, tournament_schedule
+from arena.tournament.shards import plan_shares, play_share
 from engines.tournament.schedule import ScheduledMatch
 from tests.doubles.scripted_server import ScriptedServer
 
@@ -78,3 +79,15 @@ def test_the_first_matches_seat_every_player_and_the_corpus_keeps_schedule_order
     matches = pd.read_parquet(tmp_path / "t" / MATCHES)
     schedule = [m.match_id for m in tournament_schedule(field, games, 3)]  # type: ignore[arg-type]
     assert matches["match_id"].tolist() == schedule
+
+
+def test_a_dagster_step_plays_its_share_in_the_same_order(tmp_path: Path) -> None:
+    games = resolve_games(["kuhn"])
+    pairs = len(MODELS) * (len(MODELS) - 1) // 2
+    with ScriptedServer() as server:
+        field = roster(server.url)
+        (share,) = plan_shares(field, games, 3, tmp_path / "t", 1)  # type: ignore[arg-type]
+        played = play_share(field, games, 3, tmp_path / "t", share, parallel=pairs)  # type: ignore[arg-type]
+        first = [r.body["model"] for r in server.requests[:pairs]]
+    assert played.played == 3 * 2 * pairs
+    assert len(set(first)) >= 3, first  # the schedule's order: the first pair's two models
