@@ -31,7 +31,7 @@
         entry: mypackage.agents:MyAgent   # importable module:Class, built with ``params``
         params: {depth: 3}
     providers:                       # optional limits per provider (default: 8 in flight)
-      local: {concurrency: 4, requests_per_minute: 600, max_retries: 6}
+      local: {concurrency: 4, requests_per_minute: 600, burst: 10, max_retries: 6}
     rethinks: 1                      # K, retries after an unparsable or illegal reply
     schedule: {first_block_games: null, opponents: 4}
     protocol: null                   # paper | arena (arena.llm.protocols); null: arena
@@ -348,6 +348,10 @@ PlayerEntry = Annotated[AnyEntry, Field(discriminator="kind")]
 class ProviderLimits(_Strict):
     concurrency: int = Field(default=8, ge=1, le=1024)
     requests_per_minute: float | None = Field(default=None, gt=0)
+    burst: int | None = Field(
+        default=None, ge=1,
+        description="request starts allowed back to back (default: a second's worth of the rate)",
+    )  # fmt: skip
     max_retries: int = Field(default=6, ge=0, le=50)
     backoff_base_s: float = Field(default=1.0, ge=0)
     backoff_max_s: float = Field(default=60.0, ge=0)

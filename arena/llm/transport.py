@@ -1,8 +1,11 @@
 """Sending requests to model providers: limits, retries, typed errors.
 
 ``ProviderGate`` holds one provider's limits: at most ``concurrency`` requests in flight, at most
-``requests_per_minute`` request starts, and a pause that a ``429 Retry-After`` imposes on every
-request to that provider, not just the one that received it.
+``requests_per_minute`` request starts (a generic cell rate: starts are spaced on a schedule
+kept from the rate, not from the moment the last one woke up, and up to ``burst`` of them may
+start back to back after a quiet spell), and a pause that a ``429 Retry-After`` imposes on every
+request to that provider, not just the one that received it, when the harness does not know the
+provider's rate or the 429s come in a run (see ``ProviderGate.refused``).
 
 ``Transport.post_json`` sends one JSON request through a gate, with the harness's retry
 policy (``arena.retry``: which statuses are retried, the jittered backoff from the injected
@@ -10,7 +13,8 @@ generator, ``Retry-After``):
 
 1. retryable failures are the policy's statuses (408, 409, 425, 429, 5xx), timeouts,
    connection errors (refused, reset, closed mid-reply) and 2xx replies whose body is not valid
-   JSON (empty, truncated); a 429's ``Retry-After`` also pauses the whole provider;
+   JSON (empty, truncated); a 429's ``Retry-After`` may pause the whole provider as well
+   (``ProviderGate.refused``);
 2. when no retry is left the failure is raised as ``RetriesExhausted`` (``kind`` is
    ``timeout`` when the last attempt timed out or the request ran out of time, else ``error``);
 3. any other 4xx (400, 401, 403, 404, 422, ...) raises ``NonRetryableError`` at once: retrying
@@ -57,6 +61,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -195,24 +200,36 @@ class ProviderGate:
         concurrency: int,
         requests_per_minute: float | None = None,
         *,
+        burst: int | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        """``clock`` and ``sleep`` are the time the gate and its transports keep (rate, pauses,
-        retry waits, a request's bound): the system's, or a test's."""
+        """``burst``: request starts allowed back to back after a quiet spell (default: one
+        second's worth of the rate, at least 1; 1 spaces every start).  ``clock`` and ``sleep``
+        are the time the gate and its transports keep (rate, pauses, retry waits, a request's
+        bound): the system's, or a test's."""
         if concurrency < 1:
             raise ValueError(f"provider concurrency must be at least 1, got {concurrency}")
         if requests_per_minute is not None and requests_per_minute <= 0:
             raise ValueError(f"requests_per_minute must be positive, got {requests_per_minute}")
+        if burst is not None and burst < 1:
+            raise ValueError(f"burst must be at least 1, got {burst}")
         self.concurrency = concurrency
         self.clock = clock
         self.sleep = sleep
         self.interval = 60.0 / requests_per_minute if requests_per_minute else 0.0
+        if burst is None:
+            burst = max(1, int((requests_per_minute or 0.0) / 60.0))
+        self.burst = burst
         self._free: asyncio.Queue[int] = asyncio.Queue()
         for slot in range(concurrency):
             self._free.put_nowait(slot)
-        self._next_start = 0.0
+        # the generic cell rate: the theoretical time of the next start; a start is allowed
+        # while it is at most ``(burst - 1) * interval`` ahead of the clock
+        self._next_start = -math.inf
         self._paused_until = 0.0
+        self._last_refusal = -math.inf
+        self._asked = 0.0
 
     def free_slots(self) -> int:
         return self._free.qsize()
@@ -220,6 +237,18 @@ class ProviderGate:
     def pause(self, seconds: float) -> None:
         """Hold every request of this provider for ``seconds`` from now (a 429's Retry-After)."""
         self._paused_until = max(self._paused_until, self.clock() + seconds)
+
+    def refused(self, seconds: float) -> None:
+        """A 429 asking ``seconds`` of wait.  When the harness keeps the provider's declared
+        rate, a lone 429 is the provider's own trouble (overloaded), and only the request that
+        got it waits; a second 429 within the wait the first asked means the rate is more than
+        the provider takes, and every request waits.  With no declared rate, every 429 pauses
+        the provider: it is how the harness learns the limit."""
+        now = self.clock()
+        in_a_run = now - self._last_refusal <= max(seconds, self._asked)
+        self._last_refusal, self._asked = now, seconds
+        if not self.interval or in_a_run:
+            self.pause(seconds)
 
     async def acquire(self, until: float | None = None) -> int | None:
         """Wait for a free slot, the rate limit and any pause; return the slot's number, or
@@ -231,12 +260,13 @@ class ProviderGate:
             if found is None:
                 return None
             slot = found
+        tolerance = (self.burst - 1) * self.interval
         try:
             while True:
                 now = self.clock()
-                start = max(now, self._next_start, self._paused_until)
+                start = max(now, self._next_start - tolerance, self._paused_until)
                 if start <= now:
-                    self._next_start = now + self.interval
+                    self._next_start = max(self._next_start, now) + self.interval
                     return slot
                 if until is not None and start > until:
                     self._free.put_nowait(slot)
@@ -402,7 +432,7 @@ class Transport:
             answered = True
             asked = retry_after_seconds(reply_headers.get("retry-after"))
             if asked is not None and status == 429:
-                self.gate.pause(min(asked, self.retry.max_retry_after_s))
+                self.gate.refused(min(asked, self.retry.max_retry_after_s))
             return Failed(f"HTTP {status}: {detail}", retry_after=asked)
 
         retrying = Retrying(self.retry, self.rng)

@@ -63,7 +63,9 @@ def provider_gate(roster: Roster, group: str, share: int = 1) -> Any:
     limits = roster.limits(group)
     rate = limits.requests_per_minute
     return ProviderGate(
-        max(1, -(-limits.concurrency // share)), rate / share if rate is not None else None
+        max(1, -(-limits.concurrency // share)),
+        rate / share if rate is not None else None,
+        burst=max(1, limits.burst // share) if limits.burst is not None else None,
     )
 
 

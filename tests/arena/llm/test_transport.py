@@ -68,8 +68,16 @@ class Clock:
 class RecordingGate(ProviderGate):
     """A gate on a test's clock that notes the time at which each request may start."""
 
-    def __init__(self, clock: Clock, concurrency: int, requests_per_minute: float | None = None):
-        super().__init__(concurrency, requests_per_minute, clock=clock, sleep=clock.sleep)
+    def __init__(
+        self,
+        clock: Clock,
+        concurrency: int,
+        requests_per_minute: float | None = None,
+        burst: int | None = None,
+    ) -> None:
+        super().__init__(
+            concurrency, requests_per_minute, burst=burst, clock=clock, sleep=clock.sleep
+        )
         self.starts: list[float] = []
 
     async def acquire(self, until: float | None = None) -> int | None:
@@ -185,26 +193,31 @@ def test_429_retry_after_is_honoured() -> None:
     assert gate.starts == [0.0, pytest.approx(sum(clock.sleeps))]
 
 
-def test_a_429_pauses_every_request_to_that_provider() -> None:
-    limited = Answer(429, b"{}", {"retry-after": "1"})
+def test_a_429_tells_the_gate_its_retry_after() -> None:
+    """The transport reports each 429's Retry-After (capped) to the provider's gate, which
+    decides whether the provider pauses (``tests/arena/llm/test_provider_gate.py``)."""
+
+    class RefusalGate(RecordingGate):
+        def __init__(self, clock: Clock) -> None:
+            super().__init__(clock, 4)
+            self.refusals: list[float] = []
+
+        def refused(self, seconds: float) -> None:
+            self.refusals.append(seconds)
+            super().refused(seconds)
+
     clock = Clock()
-
-    async def go(server: ScriptedServer) -> list[float]:
-        gate = RecordingGate(clock, 4)
-        async with new_client() as client:
-            transport = Transport(client, gate, FAST, random.Random(0))
-            url = server.url + "/chat/completions"
-            first = asyncio.create_task(transport.post_json(url, {}, {}))
-            while not clock.sleeps:  # until the 429 has arrived and paused the gate
-                await asyncio.sleep(0.01)
-            await asyncio.gather(first, transport.post_json(url, {}, {}))
-        return gate.starts
-
-    with ScriptedServer(sequence(limited)) as server:
-        starts = asyncio.run(go(server))
-        assert len(server.requests) == 3
-    # the first request at 0; its retry and the second caller both wait out the 1 s pause
-    assert starts[0] == 0.0 and len(starts) == 3 and min(starts[1:]) >= 1.0
+    gate = RefusalGate(clock)
+    retry = RetryPolicy(max_retries=3, backoff_base_s=0.01, max_retry_after_s=2.0)
+    answers = (
+        Answer(429, b"{}", {"retry-after": "1"}),
+        Answer(503, b"{}", {"retry-after": "1"}),  # a pause is a 429's alone
+        Answer(429, b"{}", {"retry-after": "1.5"}),
+    )
+    with ScriptedServer(sequence(*answers)) as server:
+        response = post(server, retry, gate=gate)
+    assert response.attempts == 4
+    assert gate.refusals == [1.0, 1.5]
 
 
 def test_retries_are_bounded_and_a_stall_ends_as_timeout() -> None:
@@ -303,7 +316,7 @@ def test_requests_per_minute_spaces_request_starts() -> None:
     clock = Clock()
 
     async def go(server: ScriptedServer) -> list[float]:
-        gate = RecordingGate(clock, 8, requests_per_minute=600)  # one start per 100 ms
+        gate = RecordingGate(clock, 8, requests_per_minute=600, burst=1)  # one per 100 ms
         async with new_client() as client:
             transport = Transport(client, gate, FAST, random.Random(0))
             url = server.url + "/chat/completions"
