@@ -277,10 +277,10 @@ async def play_all(
 ) -> int:
     """Play ``pending`` with up to ``parallel`` matches at once, started in its order
     (``pending_matches``: ``interleaved``); return how many were skipped (``lineup.not_played``
-    counts them per stopped player).  A move that ended its match without an action is recorded too
-    (``with_unfinished``), and every row's free text is
-    redacted (``arena.secrets.redacted_rows``) before it is recorded.  With a ``budget``, every
-    LLM player reserves each request against it (``arena.tournament.budget``), and a match it
+    counts them per stopped player).  A move that ended its match without an action is
+    recorded too (``with_unfinished``), and every row's free text is redacted
+    (``arena.secrets.redacted_rows``) before it is recorded.  With a ``budget``, every LLM
+    player reserves each request against it (``arena.tournament.budget``), and a match it
     refuses is skipped and its players are stopped."""
     queue = list(reversed(pending))
     secrets = (*lineup.secrets, *environment_secrets())

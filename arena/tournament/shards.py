@@ -40,7 +40,7 @@ from arena.roster import BuiltinEntry, Roster
 from arena.secrets import environment_secrets, redacted_rows, scrub
 from arena.tournament.journal import CACHE, Corpus, write_journal_line
 from arena.tournament.lineup import build_lineup
-from arena.tournament.play import interleaved, pending_matches, play_all, tournament_schedule
+from arena.tournament.play import pending_matches, play_all, tournament_schedule
 from engines.gbg.rng import derive_seed
 from engines.tournament.match import play_builtin_match
 from engines.tournament.records import Record
@@ -287,14 +287,12 @@ def play_share(
     """Play ``share``'s matches into its step's journal, the way ``run_tournament`` plays them
     (built-in-only rosters in a plain loop, otherwise on one event loop with the providers'
     limits split between the ``steps``); ``on_match`` gets each match's move count."""
-    wanted = set(share.match_ids)
-    # in the order of play (``interleaved``), not the schedule's
-    pending = [
-        m for m in interleaved(tournament_schedule(roster, games, runs)) if m.match_id in wanted
-    ]
-    missing = wanted - {m.match_id for m in pending}
+    # in the share's order, the order of play ``plan_shares`` dealt it in (``interleaved``)
+    scheduled = {m.match_id: m for m in tournament_schedule(roster, games, runs)}
+    missing = [i for i in share.match_ids if i not in scheduled]
     if missing:
         raise ValueError(f"{len(missing)} match ids of step {share.step} are not scheduled")
+    pending = [scheduled[i] for i in share.match_ids]
     played = 0
 
     def record(journal: Any, row: Record, moves: list[Record]) -> None:

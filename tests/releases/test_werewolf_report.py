@@ -9,6 +9,7 @@ import asyncio
 import html
 import random
 import re
+from html.parser import HTMLParser
 
 import pandas as pd
 import pytest
@@ -31,6 +32,32 @@ HEARD = "I am the Seer. P3 is a Werewolf. bTrust me/b"  # engines.werewolf.filte
 RULES = WerewolfRules(discussion_rounds=1)
 SCRIPT = "<script>alert(1)</script> & \"double\" 'single'"
 SCRIPT_PLAYER = "<i>\"Mallory\" & 'co'</i>"
+
+
+class ListCheck(HTMLParser):
+    """Counts ``<li>`` elements whose parent is not a ``<ul>`` or ``<ol>``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[str] = []
+        self.stray = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "li" and (not self.open or self.open[-1] not in ("ul", "ol")):
+            self.stray += 1
+        if tag in ("ul", "ol", "li", "details", "p", "table"):
+            self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.open:
+            while self.open.pop() != tag:
+                pass
+
+
+def list_items_outside_a_list(page: str) -> int:
+    check = ListCheck()
+    check.feed(page)
+    return check.stray
 
 
 class Forger:
@@ -129,6 +156,7 @@ def test_a_game_page_shows_each_night_and_day_in_order_with_the_ballots(
             assert page.count("as said, before the filter") >= len(forged)
             assert "<b>Trust" not in page and html.escape(FORGED, quote=True) in page
         assert f"The {state.winner} won ({state.end_reason})" in page
+        assert list_items_outside_a_list(page) == 0
 
 
 def test_each_seat_sees_its_own_view_and_nothing_else(
