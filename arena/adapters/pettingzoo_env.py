@@ -16,7 +16,10 @@ file, a game of a release with ``release=``, ``openspiel:<name>``).
 - Seeding: ``reset(seed=s)`` plays the deal of play seed ``s`` (the project's deal of that seed,
   the same one a tournament match with that play seed deals) and seeds ``np_random``, from which
   a ``reset()`` without seed draws the next play seed; ``options={"play_seed": n}`` plays deal
-  ``n`` without reseeding.
+  ``n`` without reseeding.  A deal that is over before anyone decides (a generated game can end
+  at the deal) is no episode (PettingZoo starts every episode with its agents live): the next
+  play seed is dealt instead, up to ``MAX_SKIPPED_DEALS`` of them, and ``info["play_seed"]``
+  names the deal played.
 - Errors: an action that is not a legal id of the agent to move raises ``ValueError`` naming the
   legal ids; an action other than None for an agent whose deal is over raises PettingZoo's own
   ``ValueError`` (``AECEnv._was_dead_step``); an unknown game raises ``ValueError`` when the
@@ -39,6 +42,8 @@ from arena.adapters.gymnasium_env import observation_space, observe
 from engines.gbg.generator import GenerationConfig
 from engines.gbg.spec import GameSpec
 from engines.openspiel.spec import OpenSpielSpec
+
+MAX_SKIPPED_DEALS = 1_000  # deals over before anyone decides, skipped at one reset
 
 
 def env(
@@ -124,8 +129,17 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped; raw_env i
             play_seed = int(seed)
         else:
             play_seed = int(self.np_random.integers(0, 2**63 - 1))
+        first, deal = play_seed, self.game.new_deal(play_seed)
+        while deal.current_player < 0:  # over before anyone decides: no episode
+            play_seed = (play_seed + 1) % 2**63
+            if (play_seed - first) % 2**63 > MAX_SKIPPED_DEALS:
+                raise ValueError(
+                    f"the game asks no decision in {MAX_SKIPPED_DEALS:,} deals from play seed "
+                    f"{first}"
+                )
+            deal = self.game.new_deal(play_seed)
         self.play_seed = play_seed
-        self.deal = self.game.new_deal(play_seed)
+        self.deal = deal
         self.agents = list(AGENTS)
         self.rewards = {a: 0.0 for a in AGENTS}
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers
@@ -117,6 +117,7 @@ def test_the_text_is_the_llm_prompt_and_the_deal_is_the_seeds() -> None:
     complexity=st.floats(min_value=0.5, max_value=4.0),
     game_seed=st.integers(min_value=0, max_value=5000),
 )
+@example(seed=0, complexity=0.5, game_seed=560)  # a deal over at the deal (found by this test)
 def test_a_seed_reproduces_the_deal_and_every_observation(
     seed: int, complexity: float, game_seed: int
 ) -> None:
@@ -126,12 +127,14 @@ def test_a_seed_reproduces_the_deal_and_every_observation(
     runs = []
     for aec in (first, second):
         chooser = random.Random(seed)
-        runs.append((play_out(aec, seed, chooser), aec.deal.hands, aec.deal.returns()))
+        played = play_out(aec, seed, chooser)
+        runs.append((played, aec.deal.hands, aec.deal.returns(), aec.play_seed))
         # a reset without a seed continues the seeded sequence identically
         aec.reset()
         runs.append((aec.play_seed, aec.deal.hands))
     assert runs[:2] == runs[2:]
-    engine = new_deal(spec, seed)
+    engine = new_deal(spec, runs[0][3])  # the seed's deal, or the next one that asks a move
+    assert runs[0][3] == seed or new_deal(spec, seed).is_terminal()
     for name in runs[0][0]:
         engine.apply(name)
     assert engine.returns() == runs[0][2]
@@ -242,3 +245,35 @@ def test_render_shows_the_view_of_the_agent_to_move() -> None:
     assert aec.render() == aec.observe(aec.agent_selection)["text"]
     with pytest.raises(ValueError, match="unknown render mode"):
         raw_env("kuhn", render_mode="rgb_array")
+
+
+def test_a_deal_over_before_anyone_decides_is_skipped_for_the_next_play_seed() -> None:
+    """Seed 560 at complexity 0.5, play seed 0: the engine's deal is over at the deal (returns
+    0 and 0, no decision).  PettingZoo starts an episode with its agents live, so the environment
+    deals the next play seed and names it.  Found by the seed test above: the environment had no
+    ``agent_selection`` after such a reset."""
+    spec = generate(560, GenerationConfig(complexity=0.5))
+    assert new_deal(spec, 0).is_terminal()
+    aec = raw_env(spec)
+    aec.reset(seed=0)
+    assert aec.play_seed is not None and aec.play_seed > 0
+    assert all(new_deal(spec, s).is_terminal() for s in range(aec.play_seed))
+    assert not new_deal(spec, aec.play_seed).is_terminal()
+    assert aec.agent_selection in aec.agents and not any(aec.terminations.values())
+    assert aec.infos[aec.agent_selection]["play_seed"] == aec.play_seed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(raw_env(spec), num_cycles=100)
+        seed_test(lambda: raw_env(spec), num_cycles=100)
+
+
+def test_a_game_that_never_asks_a_decision_is_one_error() -> None:
+    spec = generate(560, GenerationConfig(complexity=0.5))
+    aec = raw_env(spec)
+
+    class Over:
+        current_player = -4
+
+    aec.game.new_deal = lambda seed: Over()  # type: ignore[method-assign, assignment, return-value]
+    with pytest.raises(ValueError, match="asks no decision in 1,000 deals from play seed 7"):
+        aec.reset(seed=7)
