@@ -40,20 +40,7 @@ from typing import Any
 
 from results import REPO, record  # benchmarks/results.py
 
-
-def environment(root: Path, profile: str) -> dict[str, str]:
-    home = root / "home"
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "dagster.yaml").write_text((REPO / "instance" / "dagster.yaml").read_text())
-    return {
-        **os.environ,
-        "PYTHONPATH": str(REPO),
-        "PYTHONHASHSEED": "0",
-        "DAGSTER_HOME": str(home),
-        "GENSTRAT_DATA": str(root / "data"),
-        "GENSTRAT_RELEASES": str(root / "releases"),
-        "GENSTRAT_PROFILE": profile,
-    }
+from tests.support import instance_environment, releases_by_profile
 
 
 def refresh(root: Path, profile: str, label: str) -> dict[str, Any]:
@@ -63,23 +50,12 @@ def refresh(root: Path, profile: str, label: str) -> dict[str, Any]:
     started = time.perf_counter()
     with log.open("w") as out:
         done = subprocess.run(
-            [sys.executable, "-m", "pipelines.run_main"], env=environment(root, profile),
+            [sys.executable, "-m", "pipelines.run_main"], env=instance_environment(root, profile),
             cwd=REPO, stdout=out, stderr=subprocess.STDOUT, check=False,
         )  # fmt: skip
     seconds = time.perf_counter() - started
     print(f"profiles: {label} exit {done.returncode} in {seconds:.0f} s", file=sys.stderr)
     return {"seconds": round(seconds, 1), "exit": done.returncode, "log": str(log)}
-
-
-def releases_of(store: Path) -> dict[str, str]:
-    """``{profile: release id}`` of the newest release of each profile in a store's index."""
-    index = store / "index.json"
-    if not index.is_file():
-        return {}
-    out: dict[str, str] = {}
-    for entry in json.loads(index.read_text())["releases"]:
-        out[str(entry["profile"])] = str(entry["release_id"])
-    return out
 
 
 def tables_of(data: Path, profile: str) -> dict[str, str]:
@@ -141,10 +117,10 @@ def main(argv: list[str] | None = None) -> int:
             step = state.done(label)
             if step is None:
                 step = refresh(alone, profile, label)
-                step["release"] = releases_of(alone / "releases").get(profile)
+                step["release"] = releases_by_profile(alone / "releases").get(profile)
                 state.save(label, step)
             report["alone"][profile] = step
-        published = releases_of(shared / "releases")
+        published = releases_by_profile(shared / "releases")
         for profile in profiles:
             report["shared"][profile]["release"] = published.get(profile)
         report["equal"] = {

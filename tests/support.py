@@ -137,3 +137,31 @@ def interpreted(fn: Callable[..., T], *args: Any) -> T:
 
     with ProcessPoolExecutor(1, mp_context=get_context("spawn"), initializer=interpret) as pool:
         return pool.submit(fn, *args).result()
+
+
+def instance_environment(root: Path, profile: str) -> dict[str, str]:
+    """``make run``'s environment for a fresh instance under ``root``: the shipped instance
+    settings in ``root/home``, data in ``root/data``, releases in ``root/releases``, the given
+    profile, this checkout first on ``PYTHONPATH``."""
+    home = root / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "dagster.yaml").write_text((REPO_ROOT / "instance" / "dagster.yaml").read_text())
+    inherited = filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))
+    python_path = [str(REPO_ROOT), *inherited]
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(dict.fromkeys(python_path)),
+        "PYTHONHASHSEED": "0",
+        "DAGSTER_HOME": str(home),
+        "GENSTRAT_DATA": str(root / "data"),
+        "GENSTRAT_RELEASES": str(root / "releases"),
+        "GENSTRAT_PROFILE": profile,
+    }
+
+
+def releases_by_profile(store: Path) -> dict[str, str]:
+    """``{profile: release id}`` of the newest release of each profile in a store's index
+    (empty when the store has none)."""
+    from releases.store import read_index  # the store's reader: a test double stays cheap
+
+    return {str(e["profile"]): str(e["release_id"]) for e in read_index(store)["releases"]}

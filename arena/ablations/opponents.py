@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, fields
 
 from arena.llm.player import LLMPlayer
-from arena.programs.procedural_reading import program_moves, situations
+from arena.programs.procedural_reading import MAX_NODES, program_moves, situations
 from arena.programs.sandbox import Program
 from engines.gbg.engine import State
 from engines.gbg.spec import GameSpec
@@ -49,18 +49,27 @@ PolicyTable = dict[str, dict[str, float]]
 
 
 def estimate_policy(
-    program: Program, spec: GameSpec, seat: int, seeds: int = 8, max_situations: int = 2000
+    program: Program,
+    spec: GameSpec,
+    seat: int,
+    seeds: int = 8,
+    max_situations: int = 2000,
+    max_nodes: int = MAX_NODES,
 ) -> PolicyTable:
     """The program's move distribution at each information state of ``seat`` (module docstring).
 
-    ``ValueError`` when the game has more than ``max_situations`` decisions for the seat (the
-    policy would be a sample, not the program's strategy).
+    ``ValueError`` when the game has more than ``max_situations`` decisions for the seat or
+    more than ``max_nodes`` histories (the policy would be a sample, not the program's
+    strategy).
     """
     if seeds < 1:
         raise ValueError(f"seeds must be at least 1, got {seeds}")
-    found, complete = situations(spec, seat, max_situations=max_situations)
+    found, complete = situations(spec, seat, max_situations=max_situations, max_nodes=max_nodes)
     if not complete:
-        raise ValueError(f"{spec.name}: more than {max_situations} situations; too large to solve")
+        raise ValueError(
+            f"{spec.name}: more than {max_situations:,} situations or {max_nodes:,} histories; "
+            "too large to solve"
+        )
     table: PolicyTable = {}
     for situation in found:
         moves: Counter[str] = Counter()

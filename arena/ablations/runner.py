@@ -10,11 +10,14 @@ Steps of ``run_ablations``:
    (``arena.ablations.authoring``; every attempt recorded, admitted ones join as opponents
    on their game, author = the model id);
 3. for each (game, program): the procedural reading of the program in each seat (the disclosed
-   arm's appendix); on games small enough to solve, its estimated policy, the exact best and
+   arm's appendix, made when a disclosed LLM player first needs it; built-in players never
+   read it); on games small enough to solve, its estimated policy, the exact best and
    worst responses to it (efficiency anchors) and a ``best-response`` built-in that plays the
    exact best response to the disclosed program (and to a uniform opponent when hidden), and
    the game's equilibrium value (``engines.solve.value``) beside them.  The configured games
-   are solved when each seat has at most ``max_situations`` decisions; besides them, the
+   are solved when each seat has at most ``max_situations`` decisions in a tree of at most
+   ``max_nodes`` histories (the enumeration's cost; a generated game can have few situations
+   and billions of histories); besides them, the
    ``solved_games`` smallest of ``solve_candidates`` (the benchmark games) whose tree has at
    most ``max_histories`` histories (``engines.solve.sizing``) join the ablation and are
    solved whatever their number of situations, as the paper solves five games; when fewer
@@ -62,7 +65,7 @@ from arena.games import resolve_games
 from arena.llm.cache import ResponseCache
 from arena.llm.player import LLMPlayer
 from arena.programs.player import ProgramPlayer
-from arena.programs.procedural_reading import reading
+from arena.programs.procedural_reading import MAX_NODES, reading
 from arena.programs.sandbox import Program, admit
 from arena.roster import ApiEntry, BuiltinEntry, parse_roster
 from arena.tournament.runner import build_lineup
@@ -115,6 +118,9 @@ class AblationSettings:
     seed: int = 0
     policy_seeds: int = 8
     max_situations: int = 2000
+    # histories the enumeration of a configured game's situations visits at most (its readings
+    # and, to be solved, its policy); a game chosen by the history gate is known to fit
+    max_nodes: int = MAX_NODES
     # The exact solving of the paper's "five games" (module step 3): how many of the candidate
     # games to solve, the candidates (benchmark game tokens), the size limit in histories, and
     # the specs of tokens that do not resolve by themselves (a seed of the paper configuration).
@@ -216,7 +222,10 @@ def solvable(
     try:
         for s in (0, 1):
             started = time.perf_counter()
-            tables[s] = estimate_policy(opponent.program, spec, s, settings.policy_seeds, bound)
+            tables[s] = estimate_policy(
+                opponent.program, spec, s, settings.policy_seeds, bound,
+                settings.max_histories if large else settings.max_nodes,
+            )  # fmt: skip
             timed[s] = time.perf_counter() - started
     except ValueError:
         return None
@@ -420,10 +429,6 @@ async def _run(
         solved: set[tuple[str, str]] = set()
         for game in games:
             for opponent in per_game[game.token]:
-                for s in (0, 1):
-                    opponent.readings[(game.token, s)] = reading(
-                        opponent.program, game.generated, s
-                    )
                 exact = solvable(opponent, game, settings, game.token in large_tokens, solved_sizes)
                 if exact is not None:
                     solving += exact
@@ -442,6 +447,16 @@ async def _run(
         ]
         by_key = {o.spec.name: o for o in opponents}
 
+        def reading_of(opponent: _Opponent, game: Game, seat: int) -> str:
+            """The program's reading in ``seat``, made when a disclosed LLM first needs it
+            (built-in players never read it)."""
+            key = (game.token, seat)
+            if key not in opponent.readings:
+                opponent.readings[key] = reading(
+                    opponent.program, game.generated, seat, max_nodes=settings.max_nodes
+                )
+            return opponent.readings[key]
+
         def lineup_of(
             arm: str, game: Game, spec: ProgramSpec, program_seat: int
         ) -> dict[str, Player]:
@@ -449,7 +464,7 @@ async def _run(
             players: dict[str, Player] = {}
             for name, player in lineup.players.items():
                 if arm == "disclosed" and isinstance(player, LLMPlayer):
-                    players[name] = disclosed(player, opponent.readings[(game.token, program_seat)])
+                    players[name] = disclosed(player, reading_of(opponent, game, program_seat))
                 else:
                     players[name] = player
             key = game.token if arm == "disclosed" else "hidden:" + game.token

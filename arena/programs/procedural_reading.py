@@ -7,8 +7,12 @@ the program is asked for its move under several generator seeds, and the reading
 move, or the mixture of moves, it makes there.
 
 Situations come from a full enumeration of the game tree when the game has at most
-``max_situations`` of them for that seat, and otherwise from random play (``sample_deals``
-deals with uniform opponents), in which case the reading says it covers the situations seen.
+``max_situations`` of them for that seat and its tree at most ``max_nodes`` histories, and
+otherwise from random play (``sample_deals`` deals with uniform opponents), in which case the
+reading says it covers the situations seen.  The node bound keeps the enumeration's cost
+bounded: a generated game can have few situations for a seat and a tree of billions of
+histories (its opponent's hidden cards multiply every situation), which an unbounded
+enumeration would walk for hours.
 """
 
 from __future__ import annotations
@@ -46,14 +50,43 @@ def describe(state: State, seat: int) -> str:
     return f"{where}; so far: {' '.join(seen)}" if seen else f"{where}; before any action."
 
 
+MAX_NODES = 1_000_000
+# The enumeration does not depend on the program: every program read or estimated on the same
+# game and seat shares one (the newest few kept for the process).
+_KEPT = 16
+_FOUND: dict[tuple[object, ...], tuple[list[Situation], bool]] = {}
+
+
 def situations(
-    spec: GameSpec, seat: int, max_situations: int = 400, sample_deals: int = 300, seed: int = 0
+    spec: GameSpec,
+    seat: int,
+    max_situations: int = 400,
+    sample_deals: int = 300,
+    seed: int = 0,
+    max_nodes: int = MAX_NODES,
 ) -> tuple[list[Situation], bool]:
-    """The seat's decision situations, and whether the list is complete (enumerated)."""
+    """The seat's decision situations, and whether the list is complete (enumerated: at most
+    ``max_situations`` of them, in a tree of at most ``max_nodes`` histories)."""
+    if max_nodes < 1:
+        raise ValueError(f"max_nodes must be at least 1, got {max_nodes}")
+    key = (spec.spec_hash, seat, max_situations, sample_deals, seed, max_nodes)
+    if key not in _FOUND:
+        if len(_FOUND) >= _KEPT:
+            del _FOUND[next(iter(_FOUND))]
+        _FOUND[key] = _situations(spec, seat, max_situations, sample_deals, seed, max_nodes)
+    listed, complete = _FOUND[key]
+    return list(listed), complete
+
+
+def _situations(
+    spec: GameSpec, seat: int, max_situations: int, sample_deals: int, seed: int, max_nodes: int
+) -> tuple[list[Situation], bool]:
     found: dict[str, Situation] = {}
     stack = [new_deal(spec, explicit_chance=True)]
-    while stack and len(found) <= max_situations:
+    nodes = 0
+    while stack and len(found) <= max_situations and nodes < max_nodes:
         st = stack.pop()
+        nodes += 1
         if st.current_player == TERMINAL:
             continue
         if st.current_player == seat:
@@ -86,10 +119,15 @@ def situations(
 
 
 def reading(
-    program: Program, spec: GameSpec, seat: int, seeds: int = 3, max_situations: int = 400
+    program: Program,
+    spec: GameSpec,
+    seat: int,
+    seeds: int = 3,
+    max_situations: int = 400,
+    max_nodes: int = MAX_NODES,
 ) -> str:
     """The program's strategy in ``seat`` as text (see the module docstring)."""
-    found, complete = situations(spec, seat, max_situations=max_situations)
+    found, complete = situations(spec, seat, max_situations=max_situations, max_nodes=max_nodes)
     lines = [
         "## Your opponent's strategy (disclosed)",
         f"Your opponent, {NAMES[seat]}, plays a fixed program. "

@@ -11,9 +11,12 @@ Steps of ``smallest_that_fit``:
 1. estimate every candidate's tree size with Knuth's estimator (Knuth 1975, "Estimating the
    efficiency of backtrack programs"): along a random root-to-leaf path, the sum over depths of
    the product of the branching factors above is an unbiased estimate of the node count;
-2. count exactly, stopping at the limit, the candidates whose estimate is at most ``slack``
-   times the limit, smallest estimate first (the estimate is unbiased but heavy-tailed: a game
-   estimated far above the limit is not counted, so counting stays within the limit's cost);
+2. count exactly the candidates whose estimate is at most ``slack`` times the limit, smallest
+   estimate first (the estimate is unbiased but heavy-tailed: a game estimated far above the
+   limit is not counted, so counting stays within the limit's cost); each count stops at the
+   limit, and once ``count`` games fit, at the largest of the ``count`` smallest so far: a game
+   larger than that cannot be chosen, so the choice is the same and the counting far shorter
+   (a pool of thousands of small games is counted in seconds, not hours);
 3. choose the ``count`` smallest exact counts within the limit (ties: candidate order).
 """
 
@@ -36,9 +39,10 @@ class SizedGame:
 
     game: str
     estimate: float
-    histories: int | None  # exact when counted and within the limit; None otherwise
+    histories: int | None  # exact when counted and within its bound; None otherwise
     counted: bool
     chosen: bool
+    bound: int | None = None  # where its count stopped: the limit, or the chosen games' largest
 
     @property
     def reason(self) -> str:
@@ -46,7 +50,7 @@ class SizedGame:
             return "solved"
         if not self.counted:
             return "estimate over the counting bound"
-        if self.histories is None:
+        if self.histories is None and self.bound is None:
             return "over the limit"
         return "larger than the chosen games"
 
@@ -91,13 +95,23 @@ def smallest_that_fit(
             f"need limit >= 1, count >= 0 and slack >= 1; got {limit}, {count}, {slack}"
         )
     games = list(dict.fromkeys(candidates))
+    position = {g: i for i, g in enumerate(games)}
     estimates = {g: float(estimate(g)) for g in games}
     exact: dict[str, int | None] = {}
-    for g in sorted(games, key=lambda g: (estimates[g], games.index(g))):
+    bounds: dict[str, int | None] = {}  # None: counted to the limit
+    fitting: list[tuple[int, int, str]] = []  # (histories, candidate order, game), sorted
+    for g in sorted(games, key=lambda g: (estimates[g], position[g])):
         if estimates[g] > slack * limit:
             break
-        n = count_exact(g, limit)
-        exact[g] = n if n <= limit else None
-    fitting = [g for g in games if exact.get(g) is not None]
-    chosen = set(sorted(fitting, key=lambda g: (exact[g], games.index(g)))[:count])
-    return [SizedGame(g, estimates[g], exact.get(g), g in exact, g in chosen) for g in games]
+        bound = fitting[count - 1][0] if count and len(fitting) >= count else limit
+        n = count_exact(g, bound)
+        exact[g] = n if n <= bound else None
+        bounds[g] = bound if bound < limit else None
+        if n <= bound:
+            fitting.append((n, position[g], g))
+            fitting.sort()
+    chosen = {g for _, _, g in fitting[:count]}
+    return [
+        SizedGame(g, estimates[g], exact.get(g), g in exact, g in chosen, bounds.get(g))
+        for g in games
+    ]

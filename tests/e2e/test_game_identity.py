@@ -7,7 +7,6 @@ as it did before identity was carried) fails the corpus check by name and publis
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections import defaultdict
@@ -19,7 +18,7 @@ import pandas as pd
 import pytest
 
 from engines.gbg.generator import generate, named_config
-from tests.support import REPO_ROOT
+from tests.support import REPO_ROOT, instance_environment, releases_by_profile
 
 pytestmark = pytest.mark.slow  # a whole refresh: make test only
 
@@ -41,26 +40,12 @@ class Refreshed:
         return self.root / "releases"
 
 
-def environment(root: Path) -> dict[str, str]:
-    home = root / "home"
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "dagster.yaml").write_text((REPO_ROOT / "instance" / "dagster.yaml").read_text())
-    return {
-        **os.environ,
-        "DAGSTER_HOME": str(home),
-        "GENSTRAT_DATA": str(root / "data"),
-        "GENSTRAT_RELEASES": str(root / "releases"),
-        "GENSTRAT_PROFILE": PROFILE,
-        "PYTHONHASHSEED": "0",
-    }
-
-
 @pytest.fixture(scope="module")
 def refreshed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Refreshed]:
     root = tmp_path_factory.mktemp("identity")
     done = subprocess.run(
         [sys.executable, "-m", "pipelines.run_main"],
-        env=environment(root),
+        env=instance_environment(root, PROFILE),
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
@@ -186,7 +171,7 @@ def test_a_planted_mismatch_fails_the_corpus_check_by_name_and_publishes_nothing
         return resolve_games([token])[0]  # the seed under the default configuration
 
     monkeypatch.setattr(stage, "benchmark_game", regenerated)
-    for name, value in environment(tmp_path).items():
+    for name, value in instance_environment(tmp_path, PROFILE).items():
         if name.startswith(("DAGSTER_HOME", "GENSTRAT_")):
             monkeypatch.setenv(name, value)
     monkeypatch.delenv("GENSTRAT_EDITION", raising=False)
@@ -203,19 +188,13 @@ def refresh(root: Path, profile: str) -> subprocess.CompletedProcess[str]:
     """``make run``'s refresh of ``profile`` into the instance, data and store under ``root``."""
     return subprocess.run(
         [sys.executable, "-m", "pipelines.run_main"],
-        env={**environment(root), "GENSTRAT_PROFILE": profile},
+        env=instance_environment(root, profile),
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
         timeout=1800,
         check=False,
     )
-
-
-def releases_of(store: Path) -> dict[str, str]:
-    """``{profile: release id}`` of a store's index."""
-    index = json.loads((store / "index.json").read_text())
-    return {entry["profile"]: entry["release_id"] for entry in index["releases"]}
 
 
 def test_two_profiles_in_one_instance_keep_apart_and_publish_as_each_would_alone(
@@ -230,9 +209,9 @@ def test_two_profiles_in_one_instance_keep_apart_and_publish_as_each_would_alone
     assert second.returncode == 0, (second.stdout + second.stderr)[-3000:]
     alone = refresh(tmp_path, "tiny")
     assert alone.returncode == 0, (alone.stdout + alone.stderr)[-3000:]
-    shared = releases_of(refreshed.store)
+    shared = releases_by_profile(refreshed.store)
     assert set(shared) == {PROFILE, "tiny"}
-    assert shared["tiny"] == releases_of(tmp_path / "releases")["tiny"]
+    assert shared["tiny"] == releases_by_profile(tmp_path / "releases")["tiny"]
     # the first profile's tables are untouched, and the second's live beside them
     assert {p: p.read_bytes() for p in refreshed.data.rglob("*.parquet")} == before
     assert (refreshed.root / "data" / "tiny" / "edition-1" / "benchmark_games.parquet").is_file()
@@ -245,7 +224,7 @@ def test_a_second_edition_draws_disjoint_seeds_and_its_report_shows_both_edition
     store, samples seeds no earlier edition used; ``release verify`` passes both releases, and
     the second's README and report show each entrant's anchored score in both editions."""
     assert refreshed.returncode == 0, refreshed.output[-3000:]
-    env = {**environment(refreshed.root), "GENSTRAT_EDITION": "2"}
+    env = {**instance_environment(refreshed.root, PROFILE), "GENSTRAT_EDITION": "2"}
     second = subprocess.run(
         [sys.executable, "-m", "pipelines.run_main"],
         env=env,

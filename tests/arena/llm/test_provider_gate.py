@@ -113,33 +113,26 @@ def test_a_late_wake_up_does_not_slow_the_rate() -> None:
     assert min(bucket_levels(starts, 10.0, 2)) >= 1.0 - 1e-6
 
 
-def test_a_lone_429_under_a_declared_rate_pauses_nobody_else() -> None:
+@pytest.mark.parametrize(
+    ("rate", "refusals", "start_at", "expected"),
+    [
+        pytest.param(600, [(0.0, 1.0)], 0.0, 0.0, id="a lone 429 under a rate holds back no one"),
+        pytest.param(600, [(0.0, 1.0), (0.5, 1.0)], 0.5, 1.5,
+                     id="a second 429 within the first one's wait pauses the provider"),
+        pytest.param(600, [(0.0, 0.2), (0.5, 0.2)], 0.5, 0.5,
+                     id="429s further apart than their wait are each alone"),
+        pytest.param(None, [(0.0, 1.0)], 0.0, 1.0,
+                     id="without a declared rate every 429 pauses the provider"),
+    ],
+)  # fmt: skip
+def test_the_429_rule(
+    rate: int | None, refusals: list[tuple[float, float]], start_at: float, expected: float
+) -> None:
+    """The start of the next request after the provider refused at ``refusals`` (time,
+    Retry-After)."""
     clock = LateClock()
-    gate = ProviderGate(8, 600, clock=clock, sleep=clock.sleep)
-    gate.refused(1.0)
-    assert starts_of(gate, clock, [0.0]) == [0.0] and clock.waits == []
-
-
-def test_a_second_429_within_the_first_ones_wait_pauses_the_provider() -> None:
-    clock = LateClock()
-    gate = ProviderGate(8, 600, clock=clock, sleep=clock.sleep)
-    gate.refused(1.0)
-    clock.now = 0.5
-    gate.refused(1.0)
-    assert starts_of(gate, clock, [0.5]) == [pytest.approx(1.5)]
-
-
-def test_429s_further_apart_than_their_wait_are_each_alone() -> None:
-    clock = LateClock()
-    gate = ProviderGate(8, 600, clock=clock, sleep=clock.sleep)
-    gate.refused(0.2)
-    clock.now = 0.5
-    gate.refused(0.2)
-    assert starts_of(gate, clock, [0.5]) == [0.5]
-
-
-def test_without_a_declared_rate_every_429_pauses_the_provider() -> None:
-    clock = LateClock()
-    gate = ProviderGate(8, clock=clock, sleep=clock.sleep)
-    gate.refused(1.0)
-    assert starts_of(gate, clock, [0.0]) == [pytest.approx(1.0)]
+    gate = ProviderGate(8, rate, clock=clock, sleep=clock.sleep)
+    for at, retry_after in refusals:
+        clock.now = at
+        gate.refused(retry_after)
+    assert starts_of(gate, clock, [start_at]) == [pytest.approx(expected)]
