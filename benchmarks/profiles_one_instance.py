@@ -15,7 +15,9 @@ is the paper's sizes (12,351 seeds, 50 games): on two cores it takes tens of min
 
 Report: per refresh its seconds and exit code; per profile the release id published in the
 shared instance and in the fresh one, and whether they are equal; whether the Parquet files of
-every earlier profile were byte for byte the same after each later refresh.  Progress goes to
+every earlier profile were byte for byte the same after each later refresh; the code version
+in each release's manifest (a release id covers the commit, so every refresh of one comparison
+must run at one commit: a pair made at two says so on stderr).  Progress goes to
 stderr; the report is appended to ``benchmarks/results.jsonl`` (``benchmarks/results.py``).
 Exit 0 when every release is equal and every earlier table untouched, else 1.
 
@@ -56,6 +58,16 @@ def refresh(root: Path, profile: str, label: str) -> dict[str, Any]:
     seconds = time.perf_counter() - started
     print(f"profiles: {label} exit {done.returncode} in {seconds:.0f} s", file=sys.stderr)
     return {"seconds": round(seconds, 1), "exit": done.returncode, "log": str(log)}
+
+
+def code_version(store: Path, release: str | None) -> str | None:
+    """The ``code_version`` in a published release's manifest (the commit it was made at: a
+    release id covers it, so two releases made at different commits never compare equal)."""
+    manifest = store / str(release) / "manifest.json"
+    if release is None or not manifest.is_file():
+        return None
+    found = json.loads(manifest.read_text()).get("code_version")
+    return None if found is None else str(found)
 
 
 def tables_of(data: Path, profile: str) -> dict[str, str]:
@@ -128,6 +140,13 @@ def main(argv: list[str] | None = None) -> int:
             and report["shared"][p]["release"] == report["alone"][p]["release"]
             for p in profiles
         }
+        report["code_versions"] = {
+            p: [
+                code_version(shared / "releases", report["shared"][p]["release"]),
+                code_version(scratch / f"alone-{p}" / "releases", report["alone"][p]["release"]),
+            ]
+            for p in profiles
+        }
     finally:
         if args.out is None and not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -145,6 +164,13 @@ def main(argv: list[str] | None = None) -> int:
             )
         for what, same in report["untouched"].items():
             print(f"tables of {what}: {'untouched' if same else 'CHANGED'}")
+    for p, (here, there) in report["code_versions"].items():
+        if here != there:
+            print(
+                f"profiles: {p}'s shared and alone releases were made at different code versions "
+                f"({here}, {there}): their ids cannot agree; run again at one commit",
+                file=sys.stderr,
+            )
     return 0 if ok else 1
 
 
