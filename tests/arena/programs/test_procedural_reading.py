@@ -40,9 +40,9 @@ def test_a_game_with_few_situations_and_a_vast_tree_is_sampled_not_walked() -> N
     assert count_histories(spec, 10**5) > 10**5
     found, complete = situations(spec, 0, max_situations=2000, max_nodes=10**5)
     assert not complete and found
-    with Program(PROGRAMS / "cautious.py") as program:
-        with pytest.raises(ValueError, match="situations or 100,000 histories; too large"):
-            estimate_policy(program, spec, 0, max_nodes=10**5)
+    too_large = "situations or 100,000 histories; too large"
+    with Program(PROGRAMS / "cautious.py") as program, pytest.raises(ValueError, match=too_large):
+        estimate_policy(program, spec, 0, max_nodes=10**5)
 
 
 def test_the_enumeration_is_shared_and_callers_get_their_own_list() -> None:
