@@ -63,8 +63,7 @@ def refresh(root: Path, profile: str, label: str) -> dict[str, Any]:
 def code_version(store: Path, release: str | None) -> str | None:
     """The ``code_version`` in a published release's manifest (the commit it was made at: a
     release id covers it, so two releases made at different commits never compare equal)."""
-    manifest = store / str(release) / "manifest.json"
-    if release is None or not manifest.is_file():
+    if release is None or not (manifest := store / release / "manifest.json").is_file():
         return None
     found = json.loads(manifest.read_text()).get("code_version")
     return None if found is None else str(found)

@@ -47,9 +47,11 @@ def test_a_game_with_few_situations_and_a_vast_tree_is_sampled_not_walked() -> N
 
 def test_the_enumeration_is_shared_and_callers_get_their_own_list() -> None:
     first, _ = situations(KUHN, 1)
+    kept = list(first)
     first.clear()
     again, complete = situations(KUHN, 1)
     assert complete and len(again) == 6
+    assert all(a is b for a, b in zip(again, kept, strict=True))  # one enumeration, not two
 
 
 def test_built_in_players_never_read_a_program(
